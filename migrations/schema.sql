@@ -207,6 +207,17 @@ BEGIN
 END
 $$;
 
+CREATE FUNCTION public.mark_two_phase_commit() RETURNS void
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    -- A transaction id is assigned only once the coordinator's own tables were written (or
+    -- rows locked): a unit that wrote a worker alone needs no second phase.
+    IF pg_current_xact_id_if_assigned() IS NOT NULL THEN
+        DELETE FROM two_phase_marks WHERE id = 0;
+    END IF;
+END $$;
+
 CREATE FUNCTION public.policy_versions_immutable() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
@@ -1429,6 +1440,10 @@ CREATE TABLE public.treasury_sweeps (
     CONSTRAINT treasury_sweeps_status_check CHECK ((status = 'PROPOSED'::text))
 );
 
+CREATE TABLE public.two_phase_marks (
+    id integer NOT NULL
+);
+
 CREATE TABLE public.twofactor_budgets (
     tenant_id text NOT NULL,
     environment text NOT NULL,
@@ -1865,6 +1880,9 @@ ALTER TABLE ONLY public.treasury_sweeps
 
 ALTER TABLE ONLY public.treasury_sweeps
     ADD CONSTRAINT treasury_sweeps_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.two_phase_marks
+    ADD CONSTRAINT two_phase_marks_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.twofactor_budgets
     ADD CONSTRAINT twofactor_budgets_pkey PRIMARY KEY (tenant_id, environment, subject);

@@ -121,9 +121,9 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 	if err := newWalletServices(cfg, p, s, cardIssuer.Name(), log); err != nil {
 		return s, err
 	}
-	// The cards capability is built after agents (it takes their budget): agentCards reaches it
-	// through s once it exists.
-	if s.Agents, err = agents.New(agents.Deps{Store: p.store, Clock: cfg.Clock, Wallets: agentWallets{s.Wallets}, Cards: agentCards{s},
+	// Agents come before cards: cards take the agents' card budget and issue an agent's card by
+	// the agents' rule, and nothing in agents calls cards.
+	if s.Agents, err = agents.New(agents.Deps{Store: p.store, Clock: cfg.Clock, Wallets: agentWallets{s.Wallets},
 		Logger: log}); err != nil {
 		return s, err
 	}

@@ -303,7 +303,10 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err e
 		}
 	}()
 	undo.push(func() { _ = db.Close() })
-	store := postgres.NewStore(db).WithPipeline(cfg.StorePipeline)
+	store, err := newStore(ctx, db, cfg.StorePipeline)
+	if err != nil {
+		return nil, err
+	}
 	undo.push(store.Close)
 	bump := useSharedRelayerState(cfg, db, log)
 	inserter, err := jobs.NewInserter(db.DB, log)
@@ -501,4 +504,19 @@ func relayerBumpPass(a *chain.Adapter, cfg RelayerBumpConfig, log *slog.Logger) 
 type guardedSMS struct {
 	outside.SMS
 	ports.SMSOutbox
+}
+
+// newStore is the unit of work over db with its commit pipeline; on a Citus coordinator its
+// batches hold one tenant's units and a unit spanning the coordinator and a worker commits
+// with two-phase commit (adapters/postgres/pipeline_citus.go).
+func newStore(ctx context.Context, db *bun.DB, pipe postgres.PipelineOptions) (*postgres.Store, error) {
+	store := postgres.NewStore(db)
+	citus, err := postgres.IsCitus(ctx, db.DB)
+	if err != nil {
+		return nil, err
+	}
+	if citus {
+		store = store.ForCitus()
+	}
+	return store.WithPipeline(pipe), nil
 }

@@ -70,23 +70,23 @@ type policyHandlers struct{ svc *policies.Service }
 // agent key's status is read at (the tenancy capability's, as for every key).
 type agentsHandlers struct {
 	svc          *agents.Service
+	cards        agentCards // nil: cards are not in this deployment
 	now          func() time.Time
 	cardsEnabled bool // POST /v1/agents/{id}/cards is served when cards are
 }
 
 // cardsHandlers serve cards, cardholders, authorizations and push-provisioning keys. A wallet
-// card issued for an agent follows the agents capability's rules: agents issues it.
+// card issued for an agent follows the agents' rule for it (the cards capability applies it).
 type cardsHandlers struct {
 	svc           *cards.Service
-	agents        agentCards
 	ephemeralKeys callerLimiter // per client IP, a rolling minute
 }
 
-// agentCards issues an agent's card on its wallet (POST /v1/wallets/{walletId}/cards with an
-// agentId).
+// agentCards issues an agent's card (POST /v1/agents/{id}/cards): the cards capability does,
+// by the agents' rule for it.
 type agentCards interface {
-	ReadWalletCard(ctx context.Context, p auth.Principal, walletID, agentID string, limits card.LimitsPatch) (agents.CardRead, error)
-	IssueCard(ctx context.Context, p auth.Principal, read agents.CardRead) (card.Card, error)
+	ReadAgentCard(ctx context.Context, p auth.Principal, agentID string, limits card.LimitsPatch) (cards.AgentCardRead, error)
+	RecordAgentCard(ctx context.Context, p auth.Principal, read cards.AgentCardRead) (card.Card, error)
 }
 
 // treasuryHandlers serve treasury accounts, their rules and sweeps.
@@ -183,9 +183,9 @@ func (s *Server) newHandlers(d Deps) handlers {
 	if d.SafePay != nil {
 		walletPayments = d.SafePay
 	}
-	var cardAgents agentCards
-	if d.Agents != nil {
-		cardAgents = d.Agents
+	var agentCardIssuer agentCards
+	if d.Cards != nil {
+		agentCardIssuer = d.Cards
 	}
 	return handlers{
 		tenancy:      &tenancyHandlers{svc: d.Tenancy},
@@ -194,8 +194,8 @@ func (s *Server) newHandlers(d Deps) handlers {
 		faucet:       &faucetHandlers{svc: d.Faucet},
 		safePayments: &safePaymentsHandlers{svc: d.SafePay},
 		policy:       &policyHandlers{svc: d.Policy},
-		agents:       &agentsHandlers{svc: d.Agents, now: d.Tenancy.Now, cardsEnabled: s.cfg.Capabilities.Features["cards"]},
-		cards:        &cardsHandlers{svc: d.Cards, agents: cardAgents, ephemeralKeys: s.ephemeralKeyLimiter},
+		agents:       &agentsHandlers{svc: d.Agents, cards: agentCardIssuer, now: d.Tenancy.Now, cardsEnabled: s.cfg.Capabilities.Features["cards"]},
+		cards:        &cardsHandlers{svc: d.Cards, ephemeralKeys: s.ephemeralKeyLimiter},
 		treasury:     &treasuryHandlers{svc: d.Treasury},
 		ramps:        &rampsHandlers{svc: d.Ramps},
 		twoFactor:    &twoFactorHandlers{svc: d.TwoFactor},

@@ -128,12 +128,15 @@ func (h *agentsHandlers) issueAgentCard(c *fiber.Ctx) (fiber.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	read, err := h.svc.ReadCard(c.UserContext(), principal(c), agentIDParam(c), patch)
+	if h.cards == nil {
+		return nil, core.E(core.CodeFeatureNotAvailable, "cards are not available in this deployment")
+	}
+	read, err := h.cards.ReadAgentCard(c.UserContext(), principal(c), agentIDParam(c), patch)
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		card, err := h.svc.IssueCard(c.UserContext(), principal(c), read)
+		card, err := h.cards.RecordAgentCard(c.UserContext(), principal(c), read)
 		if err != nil {
 			return err
 		}

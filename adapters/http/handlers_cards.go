@@ -37,14 +37,14 @@ func (h *cardsHandlers) issueWalletCard(c *fiber.Ctx) (fiber.Handler, error) {
 }
 
 // issueWalletAgentCard is POST /v1/wallets/{walletId}/cards with an agentId: the agent's card,
-// by the agents capability's rules (POST /v1/agents/{id}/cards), on the agent's own wallet.
+// by the agents' rule for it (POST /v1/agents/{id}/cards), on the agent's own wallet.
 func (h *cardsHandlers) issueWalletAgentCard(c *fiber.Ctx, agentID string, patch card.LimitsPatch) (fiber.Handler, error) {
-	read, err := h.agents.ReadWalletCard(c.UserContext(), principal(c), strings.TrimSpace(c.Params("walletId")), agentID, patch)
+	read, err := h.svc.ReadWalletAgentCard(c.UserContext(), principal(c), strings.TrimSpace(c.Params("walletId")), agentID, patch)
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		card, err := h.agents.IssueCard(c.UserContext(), principal(c), read)
+		card, err := h.svc.RecordAgentCard(c.UserContext(), principal(c), read)
 		if err != nil {
 			return err
 		}

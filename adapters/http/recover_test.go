@@ -36,12 +36,10 @@ import (
 	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
-	"github.com/corridorhq/corridor/core/card"
 	"github.com/corridorhq/corridor/core/offramp"
 	"github.com/corridorhq/corridor/core/recipient"
 	"github.com/corridorhq/corridor/core/safepay"
 	"github.com/corridorhq/corridor/core/wallet"
-	"github.com/corridorhq/corridor/ledger"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -116,7 +114,7 @@ func nopServices(t *testing.T) Deps {
 	must(err)
 	faucetSvc, err := faucet.New(faucet.Deps{Store: nopStore{}, Jobs: nopJobs{}})
 	must(err)
-	agentsSvc, err := agents.New(agents.Deps{Store: nopStore{}, Wallets: nopAgentWallets{}, Cards: nopAgentWallets{}})
+	agentsSvc, err := agents.New(agents.Deps{Store: nopStore{}, Wallets: nopAgentWallets{}})
 	must(err)
 	tenancySvc, err := tenancy.New(tenancy.Deps{Store: nopStore{}, Identity: nopIdentity{}, WalletOwners: walletsSvc, Agents: agentsSvc})
 	must(err)
@@ -128,12 +126,16 @@ func nopServices(t *testing.T) Deps {
 	must(err)
 	safePaySvc, err := safepayments.New(safepayments.Deps{Store: nopStore{}, Jobs: nopJobs{}, PolicyGate: policySvc, AgentGate: agentsSvc, ApprovalGate: twoFactorSvc})
 	must(err)
-	recipientsSvc, err := recipients.New(recipients.Deps{Store: nopStore{}, Jobs: nopJobs{}, HeldPayments: nopOfframpPorts{}})
+	changed := &kernel.Subscribers[recipient.Changed]{}
+	needed, canceled, settled := &kernel.Subscribers[offramp.ClaimNeeded]{}, &kernel.Subscribers[offramp.ClaimCanceled]{},
+		&kernel.Subscribers[offramp.ClaimSettled]{}
+	recipientsSvc, err := recipients.New(recipients.Deps{Store: nopStore{}, Jobs: nopJobs{}, Changed: changed})
 	must(err)
 	offrampSvc, err := offramps.New(offramps.Deps{Store: nopStore{}, Jobs: nopJobs{}, SpendPolicy: policySvc,
-		Claims: nopOfframpPorts{}, Recipients: recipientsSvc})
+		Recipients: recipientsSvc, RecipientChanged: changed, ClaimNeeded: needed, ClaimCanceled: canceled, ClaimSettled: settled})
 	must(err)
-	claimsSvc, err := claims.New(claims.Deps{Store: nopStore{}, Jobs: nopJobs{}, Payments: offrampSvc, Recipients: recipientsSvc})
+	claimsSvc, err := claims.New(claims.Deps{Store: nopStore{}, Jobs: nopJobs{}, Payments: offrampSvc, Recipients: recipientsSvc,
+		ClaimNeeded: needed, ClaimCanceled: canceled, ClaimSettled: settled})
 	must(err)
 	treasurySvc, err := treasuries.New(treasuries.Deps{Store: nopStore{}, Jobs: nopJobs{}, Wallets: nopTreasuryPorts{}, Payments: nopTreasuryPorts{}})
 	must(err)
@@ -217,30 +219,6 @@ func (nopInvoicePorts) ReadSignature(context.Context, auth.Principal, string, st
 
 func (nopInvoicePorts) Sign(context.Context, auth.Principal, invoices.PaymentRead) (safepay.Payment, error) {
 	return safepay.Payment{}, core.E(core.CodeInternal, "not wired")
-}
-
-func (nopAgentWallets) PrepareAgentCard(context.Context, auth.Principal, string, string,
-	card.LimitsPatch) (func(context.Context, card.Limits) (card.Card, error), error) {
-	return func(context.Context, card.Limits) (card.Card, error) { return card.Card{}, nil }, nil
-}
-
-// nopOfframpPorts stands in for the claims the payments open and the payments recipients
-// re-run.
-type nopOfframpPorts struct{}
-
-func (nopOfframpPorts) ReevaluateHeld(context.Context, ports.Tx, core.Environment, string) error {
-	return nil
-}
-func (nopOfframpPorts) PrepareHeld(context.Context, core.Environment, string) error { return nil }
-func (nopOfframpPorts) EscrowReady(core.Environment) error                          { return nil }
-func (nopOfframpPorts) OpenClaim(context.Context, ports.Tx, time.Time, *offramp.Payment, recipient.Phone) error {
-	return core.E(core.CodeInternal, "not wired")
-}
-func (nopOfframpPorts) CancelPendingClaim(context.Context, ports.Tx, time.Time, *offramp.Payment) error {
-	return core.E(core.CodeInternal, "not wired")
-}
-func (nopOfframpPorts) ReleaseClaimFunds(context.Context, ports.Tx, time.Time, *offramp.Payment, ledger.AccountSpec, string) error {
-	return core.E(core.CodeInternal, "not wired")
 }
 
 // nopTreasuryPorts stands in for the wallets and payments capabilities treasury calls.

@@ -20,6 +20,10 @@ const (
 	Reference Placement = "reference"
 	// Local tables stay plain PostgreSQL tables on the coordinator, invisible to Citus.
 	Local Placement = "local"
+	// CitusLocal tables stay on the coordinator but are known to Citus (one shard there): a
+	// write to one runs through Citus's local execution, which makes its transaction commit
+	// with two-phase commit when it also wrote a worker (two_phase_marks).
+	CitusLocal Placement = "citus-local"
 )
 
 // TablePlacement is one table's place in the distribution plan.
@@ -48,6 +52,9 @@ func lookup(t, column string) TablePlacement {
 	return TablePlacement{Table: t, Placement: Distributed, Column: column, Lookup: true}
 }
 func ref(t string) TablePlacement { return TablePlacement{Table: t, Placement: Reference} }
+func citusLocal(t string) TablePlacement {
+	return TablePlacement{Table: t, Placement: CitusLocal}
+}
 func coord(t string) TablePlacement {
 	return TablePlacement{Table: t, Placement: Local}
 }
@@ -80,6 +87,9 @@ var CitusPlan = concatPlans(
 		ref("relayer_nonces"), ref("payout_liquidity_top_ups"), ref("provider_events")},
 	// Its upsert merges item arrays with a subquery, which Citus refuses in an INSERT.
 	pending(Reference, "chain_indexed_blocks"),
+	// Touched before COMMIT by a unit that wrote the coordinator, so that a unit spanning the
+	// coordinator and a worker commits with two-phase commit (migration 000066).
+	[]TablePlacement{citusLocal("two_phase_marks")},
 	[]TablePlacement{coord("river_job"), coord("river_leader"), coord("river_migration"), coord("river_notification"),
 		coord("river_queue"), coord("pass_leases"), coord("rate_limit_buckets"), coord("rate_limit_windows"),
 		coord("background_failures"), coord("relayer_transactions"), coord("payout_mock_transfers"),
@@ -190,6 +200,10 @@ func distributeTable(ctx context.Context, conn *sql.Conn, p TablePlacement) erro
 	switch {
 	case p.Placement == Reference:
 		_, err = conn.ExecContext(ctx, `SELECT create_reference_table($1)`, p.Table)
+	case p.Placement == CitusLocal:
+		// Its rows stay where they are, in its one shard on the coordinator.
+		_, err = conn.ExecContext(ctx, `SELECT citus_add_local_table_to_metadata($1)`, p.Table)
+		return err
 	case p.Table == tenantColocation || p.Lookup:
 		_, err = conn.ExecContext(ctx, `SELECT create_distributed_table($1, $2, colocate_with => 'none')`, p.Table, p.Column)
 	default:

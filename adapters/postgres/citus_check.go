@@ -25,7 +25,7 @@ func (t citusTable) placement() Placement {
 	case t.Method == "n" && t.Model == "t":
 		return Reference
 	default:
-		return "citus-local"
+		return CitusLocal
 	}
 }
 

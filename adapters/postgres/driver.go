@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -14,7 +15,7 @@ import (
 
 // The connection driver under database/sql: pgx's stdlib driver, with fewer round trips per
 // transaction. A round trip costs both sides a system call pair and a wake-up, and on the
-// idempotent POST it was most of the processor time (docs/performance.md). Three statements
+// idempotent POST it was most of the processor time (docs/performance.md). Four kinds of statement
 // of a transaction need no answer before the next statement goes out, so they wait on the
 // connection and travel with the next statement, in one pipelined exchange (one Sync):
 //
@@ -24,8 +25,17 @@ import (
 //     the unit's first statement, the RELEASE with the next statement after the unit; a
 //     rollback to a savepoint that was never sent drops it and what follows it instead, and a
 //     rollback to a sent one drops whatever waits (it came after the savepoint);
-//   - a statement the caller marks deferrable (execDeferred: the idempotency record), only in
-//     a transaction the unit of work owns: sent with the next statement, or with COMMIT.
+//   - a pipeline batch unit's SAVEPOINT, with the previous unit's RELEASE (pipeline.go): sent
+//     with the unit's first statement, so a unit's turn costs no exchange of its own;
+//   - a statement the caller marks deferrable (execDeferred: the idempotency record), in a
+//     transaction the unit of work owns or as a batch unit's last statement: sent with the next
+//     statement (in a batch, the next unit's first), or with COMMIT.
+//
+// A waiting statement that fails in the exchange carrying it may have come before the
+// savepoint a caller then rolls back to (the previous batch unit's record, failing in the
+// next unit's exchange): the connection then refuses a rollback to a savepoint until the
+// transaction ends, so the failure fails the whole transaction (a batch runs every unit
+// again alone, where it is its own unit's), never the unit that happened to carry it.
 //
 // Errors keep their meaning: the statements of one exchange run in order, the first failure
 // ends the exchange and is what the statement that carried it returns (a deferred statement's
@@ -73,7 +83,18 @@ type lazyConn struct {
 	pending []queued
 	// lazy is set while a transaction this connection began lazily is open.
 	lazy bool
+	// broken is set when a waiting statement failed in the exchange that carried it: the
+	// failure may come from before the savepoint a caller then rolls back to, and rolling back
+	// to it would keep the transaction going without the failed statement. A rollback to a
+	// savepoint is refused until the transaction ends.
+	broken bool
+	// dropped names the savepoint a rollback just dropped unsent: the release that may follow
+	// it has nothing to release, and is dropped too.
+	dropped string
 }
+
+// errBrokenPending refuses a rollback to a savepoint after a waiting statement failed.
+var errBrokenPending = errors.New("postgres: a statement sent ahead of this unit failed; the transaction cannot continue")
 
 var (
 	_ driver.ConnBeginTx    = (*lazyConn)(nil)
@@ -90,7 +111,7 @@ func (c *lazyConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.T
 		return nil, driver.ErrBadConn
 	}
 	c.pending = append(c.pending[:0], queued{sql: "begin"})
-	c.lazy = true
+	c.lazy, c.broken = true, false
 	return lazyTx{c: c, ctx: ctx}, nil
 }
 
@@ -101,12 +122,21 @@ func (c *lazyConn) ExecContext(ctx context.Context, query string, argsV []driver
 		argsV = argsV[1:]
 	}
 	if c.lazy {
+		dropped := c.dropped
+		c.dropped = ""
+		if dropped != "" && query == "RELEASE SAVEPOINT "+dropped {
+			return driver.ResultNoRows, nil
+		}
 		if deferred {
 			c.pending = append(c.pending, queued{sql: query, args: namedArgs(argsV)})
 			return driver.ResultNoRows, nil
 		}
 		if name, ok := strings.CutPrefix(query, "ROLLBACK TO SAVEPOINT "); ok {
+			if c.broken {
+				return nil, errBrokenPending
+			}
 			if c.dropSavepoint(name) {
+				c.dropped = name
 				return driver.RowsAffected(0), nil
 			}
 			// The savepoint was sent, so everything still waiting was queued after it and is
@@ -155,7 +185,7 @@ func (c *lazyConn) sendWithPending(ctx context.Context, query string, args []any
 	}
 	b.Queue(query, args...)
 	br := pc.SendBatch(ctx, b)
-	err := execAll(br, len(pending))
+	err := c.execPending(br, len(pending))
 	tag, qerr := br.Exec()
 	if cerr := br.Close(); err == nil {
 		err = firstError(qerr, cerr)
@@ -176,6 +206,7 @@ func (c *lazyConn) flush(ctx context.Context) error {
 			parts[i] = q.sql
 		}
 		_, err := pc.Exec(ctx, strings.Join(parts, ";\n"))
+		c.broken = c.broken || err != nil
 		return err
 	}
 	b := &pgx.Batch{}
@@ -183,7 +214,7 @@ func (c *lazyConn) flush(ctx context.Context) error {
 		b.Queue(q.sql, q.args...)
 	}
 	br := pc.SendBatch(ctx, b)
-	err := execAll(br, len(pending))
+	err := c.execPending(br, len(pending))
 	return firstError(err, br.Close())
 }
 
@@ -196,6 +227,7 @@ func (c *lazyConn) takePending() []queued {
 // QueryContext runs query; a query marked withPending carries the waiting statements in its
 // exchange, any other sends them first.
 func (c *lazyConn) QueryContext(ctx context.Context, query string, argsV []driver.NamedValue) (driver.Rows, error) {
+	c.dropped = ""
 	carry := len(argsV) > 0 && isWithPending(argsV[0].Value)
 	if carry {
 		argsV = argsV[1:]
@@ -216,7 +248,7 @@ func (c *lazyConn) QueryContext(ctx context.Context, query string, argsV []drive
 	}
 	b.Queue(query, namedArgs(argsV)...)
 	br := c.Conn.Conn().SendBatch(ctx, b)
-	if err := execAll(br, len(pending)); err != nil {
+	if err := c.execPending(br, len(pending)); err != nil {
 		_ = br.Close()
 		return nil, err
 	}
@@ -246,7 +278,7 @@ func (c *lazyConn) PrepareContext(ctx context.Context, query string) (driver.Stm
 // ResetSession forgets anything a finished transaction left waiting (it cannot: Commit and
 // Rollback take it) and resets the connection as stdlib does.
 func (c *lazyConn) ResetSession(ctx context.Context) error {
-	c.pending, c.lazy = nil, false
+	c.pending, c.lazy, c.broken = nil, false, false
 	return c.Conn.ResetSession(ctx)
 }
 
@@ -267,7 +299,7 @@ func unsent(pending []queued) bool {
 // an error, as pgx reports it; a failed exchange rolls the transaction back.
 func (t lazyTx) Commit() error {
 	c := t.c
-	c.lazy = false
+	c.lazy, c.broken = false, false
 	pending := c.takePending()
 	if unsent(pending) && len(pending) == 1 {
 		return nil // nothing was sent: nothing to commit
@@ -309,7 +341,7 @@ func (t lazyTx) Commit() error {
 // Rollback drops the waiting statements and rolls back what was sent.
 func (t lazyTx) Rollback() error {
 	c := t.c
-	c.lazy = false
+	c.lazy, c.broken = false, false
 	if unsent(c.takePending()) {
 		return nil // nothing was sent
 	}
@@ -384,6 +416,14 @@ func plainValue(v any) (driver.Value, error) {
 		return float64(x), nil
 	}
 	return nil, fmt.Errorf("postgres: a query carrying pending statements returned a %T", v)
+}
+
+// execPending reads the results of the n waiting statements an exchange carried ahead of its
+// own statement, and marks the connection broken when one failed.
+func (c *lazyConn) execPending(br pgx.BatchResults, n int) error {
+	err := execAll(br, n)
+	c.broken = c.broken || err != nil
+	return err
 }
 
 func execAll(br pgx.BatchResults, n int) error {

@@ -569,20 +569,12 @@ func (r ledgerRepo) reading(u *unitLedger) ledgerRepo {
 	return r
 }
 
-// postBatched is Post inside a batch.
-// long: the ledger pipeline is being changed on other branches (issues #41, #46); split it once they land.
+// postBatched is Post inside a batch: a transfer naming a target is written directly; any
+// other waits for its accounts' rows and reference, is applied in memory and buffered.
 func (r ledgerRepo) postBatched(ctx context.Context, now time.Time, spec ledger.TransferSpec) (ledger.Transfer, bool, error) {
 	u := r.u
 	if spec.TargetID() != "" {
-		// Rare on a hot path (holds posted or voided, reversals): written directly.
-		if err := u.flushForDirect(ctx); err != nil {
-			return ledger.Transfer{}, false, err
-		}
-		t, replayed, err := r.in(nil).Post(ctx, now, spec)
-		if err != nil {
-			u.noteLock(err)
-		}
-		return t, replayed, err
+		return r.postDirect(ctx, now, spec)
 	}
 	if err := spec.Validate(); err != nil {
 		return ledger.Transfer{}, false, err
@@ -592,23 +584,8 @@ func (r ledgerRepo) postBatched(ctx context.Context, now time.Time, spec ledger.
 	}
 	ids := ledger.InvolvedAccountIDs(spec, nil)
 	ref := refKey{string(spec.Environment), spec.Reference}
-	for {
-		missing, refUnknown := u.missing(ids, ref)
-		if len(missing) == 0 && !refUnknown {
-			break
-		}
-		if u.m.sql {
-			if err := u.loadNow(ctx, missing, ref, refUnknown); err != nil {
-				return ledger.Transfer{}, false, err
-			}
-			continue
-		}
-		if u.m.park(memberParkedLoad, loadNeed{ids: missing, ref: ref, refUnknown: refUnknown}) {
-			return ledger.Transfer{}, false, errRowsBusy
-		}
-	}
-	if !u.m.awaitTurn() {
-		return ledger.Transfer{}, false, errRowsBusy
+	if err := u.awaitRows(ctx, ids, ref); err != nil {
+		return ledger.Transfer{}, false, err
 	}
 	if t, ok := u.recorded(ref); ok {
 		t, err := ledger.ReplayOrConflict(spec, t)
@@ -617,6 +594,65 @@ func (r ledgerRepo) postBatched(ctx context.Context, now time.Time, spec ledger.
 	if u.batch.dbRefs[ref] != "" {
 		return r.replayInBatch(ctx, spec)
 	}
+	res, err := ledger.Apply(u.applyInput(now, spec, ids))
+	if err != nil {
+		// A twin may have committed the reference after the batch looked it up (while its
+		// locking read waited for the rows the twin held): then the twin's replay is the
+		// answer, not this refusal. Reading it runs a statement, so the unit's savepoint opens.
+		if t, found, rerr := r.replay(ctx, spec); found || rerr != nil {
+			return t, found && rerr == nil, rerr
+		}
+		return ledger.Transfer{}, false, err
+	}
+	t, err := u.buffer(res)
+	if err != nil {
+		return ledger.Transfer{}, false, err
+	}
+	u.refs[ref] = t
+	return t, false, nil
+}
+
+// postDirect writes a transfer naming a target (holds posted or voided, reversals) straight
+// to the tables: rare on a hot path, so the buffered rows are flushed first.
+func (r ledgerRepo) postDirect(ctx context.Context, now time.Time, spec ledger.TransferSpec) (ledger.Transfer, bool, error) {
+	if err := r.u.flushForDirect(ctx); err != nil {
+		return ledger.Transfer{}, false, err
+	}
+	t, replayed, err := r.in(nil).Post(ctx, now, spec)
+	if err != nil {
+		r.u.noteLock(err)
+	}
+	return t, replayed, err
+}
+
+// awaitRows makes the unit know every account row and the reference the transfer needs,
+// loading them now when the unit already runs SQL and else parking for the batch to load
+// them, then waits for the unit's turn; errRowsBusy sends the unit to run on its own.
+func (u *unitLedger) awaitRows(ctx context.Context, ids []string, ref refKey) error {
+	for {
+		missing, refUnknown := u.missing(ids, ref)
+		if len(missing) == 0 && !refUnknown {
+			break
+		}
+		if u.m.sql {
+			if err := u.loadNow(ctx, missing, ref, refUnknown); err != nil {
+				return err
+			}
+			continue
+		}
+		if u.m.park(memberParkedLoad, loadNeed{ids: missing, ref: ref, refUnknown: refUnknown}) {
+			return errRowsBusy
+		}
+	}
+	if !u.m.awaitTurn() {
+		return errRowsBusy
+	}
+	return nil
+}
+
+// applyInput is the ledger's input for spec over the balances the unit knows; a transfer is
+// never dated before the latest change of an account it touches.
+func (u *unitLedger) applyInput(now time.Time, spec ledger.TransferSpec, ids []string) ledger.ApplyInput {
 	in := ledger.ApplyInput{Spec: spec, TransferID: core.NewID(core.PrefixTransfer), Now: now.UTC().Truncate(time.Microsecond),
 		Accounts: make(map[string]ledger.Account, len(ids)), Balances: make(map[string]ledger.Balance, len(ids))}
 	for _, id := range ids {
@@ -627,27 +663,23 @@ func (r ledgerRepo) postBatched(ctx context.Context, now time.Time, spec ledger.
 		in.Balances[id], in.Accounts[id] = k.balance, u.batch.accounts[id]
 		in.Now = latest(in.Now, k.at)
 	}
-	res, err := ledger.Apply(in)
-	if err != nil {
-		// A twin may have committed the reference after the batch looked it up (while its
-		// locking read waited for the rows the twin held): then the twin's replay is the
-		// answer, not this refusal. Reading it runs a statement, so the unit's savepoint opens.
-		if t, found, rerr := r.replay(ctx, spec); found || rerr != nil {
-			return t, found && rerr == nil, rerr
-		}
-		return ledger.Transfer{}, false, err
-	}
+	return in
+}
+
+// buffer adds an applied transfer to the rows the unit writes at flush and makes its
+// balances the ones the unit knows.
+func (u *unitLedger) buffer(res ledger.Result) (ledger.Transfer, error) {
 	deltas, err := ledger.Effects(res.Transfer, nil)
 	if err != nil {
-		return ledger.Transfer{}, false, err
+		return ledger.Transfer{}, err
 	}
 	row, err := transferRowOf(res)
 	if err != nil {
-		return ledger.Transfer{}, false, err
+		return ledger.Transfer{}, err
 	}
 	t := res.Transfer
 	if len(deltas) != len(t.Postings) {
-		return ledger.Transfer{}, false, core.E(core.CodeInternal, "ledger: %s has %d postings and %d deltas", t.ID, len(t.Postings), len(deltas))
+		return ledger.Transfer{}, core.E(core.CodeInternal, "ledger: %s has %d postings and %d deltas", t.ID, len(t.Postings), len(deltas))
 	}
 	bt := bufferedTransfer{row: row, postings: make([]bufferedPosting, len(t.Postings))}
 	for i, p := range t.Postings {
@@ -656,8 +688,7 @@ func (r ledgerRepo) postBatched(ctx context.Context, now time.Time, spec ledger.
 		u.known[p.AccountID] = knownBalance{balance: after, at: t.CreatedAt}
 	}
 	u.pending = append(u.pending, bt)
-	u.refs[ref] = t
-	return t, false, nil
+	return t, nil
 }
 
 // replayInBatch writes the buffered rows and answers with the transfer the database holds

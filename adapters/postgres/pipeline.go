@@ -120,7 +120,7 @@ var ErrPipelineClosed = core.E(core.CodeServiceUnavailable, "the store is shutti
 // through a commit pipeline. Close stops its lanes.
 func (s *Store) WithPipeline(opts PipelineOptions) *Store {
 	if opts.Lanes <= 0 {
-		return &Store{db: s.db, refs: s.refs}
+		return &Store{db: s.db, refs: s.refs, citus: s.citus}
 	}
 	if opts.MaxBatch <= 0 {
 		opts.MaxBatch = DefaultPipelineMaxBatch
@@ -132,8 +132,9 @@ func (s *Store) WithPipeline(opts PipelineOptions) *Store {
 	case opts.MaxWait < 0:
 		opts.MaxWait = 0
 	}
-	p := &pipeline{db: s.db, opts: opts, queue: make(chan *pipeUnit), stop: make(chan struct{}), metrics: newPipelineMetrics(), refs: s.refs}
-	out := &Store{db: s.db, pipe: p, refs: s.refs}
+	p := &pipeline{db: s.db, opts: opts, queue: make(chan *pipeUnit), stop: make(chan struct{}), metrics: newPipelineMetrics(), refs: s.refs,
+		citus: s.citus}
+	out := &Store{db: s.db, pipe: p, refs: s.refs, citus: s.citus}
 	p.direct = out.direct
 	for range opts.Lanes {
 		p.lanes = append(p.lanes, make(chan *pipeUnit))
@@ -172,6 +173,9 @@ type pipeline struct {
 	wg       sync.WaitGroup
 	direct   func(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error
 	refs     *refCache // the store's committed accounts (account_refs.go)
+	// citus: the database is a Citus coordinator, so a batch holds the units of one tenant
+	// only and a unit no lane takes in time runs alone (pipeline_citus.go).
+	citus bool
 }
 
 func (p *pipeline) close() {
@@ -237,7 +241,9 @@ func (p *pipeline) submit(ctx context.Context, fn func(ctx context.Context, tx p
 	u := &pipeUnit{ctx: ctx, fn: fn, wake: make(chan wake, 1)}
 	p.inflight.Add(1)
 	defer p.inflight.Add(-1)
-	if err := p.enqueue(ctx, u); err != nil {
+	if err := p.enqueue(ctx, u); errors.Is(err, errNoLane) {
+		return p.direct(ctx, fn)
+	} else if err != nil {
 		return err
 	}
 	for {
@@ -299,6 +305,8 @@ func (p *pipeline) enqueue(ctx context.Context, u *pipeUnit) error {
 	select {
 	case p.queue <- u:
 		return nil
+	case <-p.laneTimeout():
+		return errNoLane
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-p.stop:
@@ -388,6 +396,7 @@ type batch struct {
 	timeout    bool  // lock_timeout is set
 	poisoned   error // the batch cannot commit: its units run again alone
 	openedAt   time.Time
+	affinity   string // its first unit's affinity: on Citus, every unit's (pipeline_citus.go)
 }
 
 // maxSQLUnits bounds the savepoints of a batch: they are subtransactions, and past 64
@@ -398,8 +407,21 @@ const maxSQLUnits = 60
 // lane's previous batch, is done), answers, and returns the units that must run first in the
 // next batch. With Overlap it returns once the units have run, and the commit goes on in a
 // committer whose end the returned channel signals.
-// long: one batch's life in the order it happens; split it once the pipeline changes of issues #41 and #46 land.
 func (p *pipeline) runBatch(own chan *pipeUnit, carried []*pipeUnit, prev <-chan struct{}) ([]*pipeUnit, <-chan struct{}) {
+	b := p.openBatch(carried)
+	if b == nil {
+		return nil, prev
+	}
+	if !b.fill(own, prev) {
+		defer b.bc.done()
+		return b.runAlone(), prev
+	}
+	return b.finish(prev)
+}
+
+// openBatch begins the batch's transaction for the carried units, watching their contexts
+// first; when BEGIN fails they are answered with the failure and there is no batch.
+func (p *pipeline) openBatch(carried []*pipeUnit) *batch {
 	bc := newBatchContext()
 	for _, u := range carried {
 		bc.watch(u.ctx)
@@ -411,95 +433,135 @@ func (p *pipeline) runBatch(own chan *pipeUnit, carried []*pipeUnit, prev <-chan
 		for _, u := range carried {
 			u.wake <- wake{out: &unitOutcome{err: err}}
 		}
-		return nil, prev
+		return nil
 	}
 	b := &batch{p: p, bc: bc, tx: btx, q: txQuerier{btx.Tx}, ledger: newBatchLedger(), events: make(chan *member), openedAt: time.Now(),
-		finds: &accountFinds{cache: p.refs}}
+		finds: &accountFinds{cache: p.refs}, affinity: ports.Affinity(carried[0].ctx)}
 	for _, u := range carried {
 		b.add(u)
 	}
-	ctx := bc.ctx
-	overlapped := false // with Overlap, the committer ends the batch's context
-	defer func() {
-		if !overlapped {
-			bc.done()
-		}
-	}()
+	return b
+}
+
+// admission is what a filling batch still waits for before it stops admitting: its MaxWait
+// (timer) and, with Overlap, the lane's previous batch (prev); nil once over.
+type admission struct {
+	timerC <-chan time.Time
+	prev   <-chan struct{}
+}
+
+// admitStep is what one admission step did.
+type admitStep int
+
+const (
+	admitted     admitStep = iota // a unit joined: run the loop again
+	admitAlone                    // no unit could join soon: stop admitting, run the loop again
+	admitWaitOut                  // the waits are over: stop admitting
+)
+
+// fill runs the batch's members, admitting units that join until the batch is full or its
+// waits are over, and loads the rows parked members need, until every member has ended.
+// It is false when the batch was poisoned and its units must run alone.
+func (b *batch) fill(own chan *pipeUnit, prev <-chan struct{}) bool {
+	p := b.p
 	admitting := true
 	timer := time.NewTimer(p.opts.MaxWait)
 	defer timer.Stop()
 	// With Overlap, the batch admits units until its MaxWait is over and the lane's previous
 	// batch has committed: it could not commit before that anyway.
-	timerC, prevC := timer.C, prev
+	w := admission{timerC: timer.C, prev: prev}
 	for {
 		if b.poisoned != nil {
-			return b.runAlone(), prev
+			return false
 		}
 		if m, abort := b.runnable(); m != nil {
 			b.give(m, abort)
 			continue
 		}
 		if admitting && len(b.members) < p.opts.MaxBatch && b.sqlUnits < maxSQLUnits {
-			select {
-			case u := <-p.queue:
-				b.admit(u)
+			switch b.admitNext(own, &w) {
+			case admitted:
 				continue
-			case u := <-own:
-				b.admit(u)
-				continue
-			default:
-			}
-			if timerC != nil && !p.opts.AlwaysWait && p.inflight.Load() <= int64(len(b.members)) {
-				timerC = nil // alone: no unit outside the batch could join it soon
-			}
-			if timerC == nil && prevC == nil {
+			case admitAlone:
 				admitting = false
 				continue
-			}
-			waiting := time.Now()
-			select {
-			case u := <-p.queue:
-				b.admit(u)
-				p.stats.waitUnits.Add(int64(time.Since(waiting)))
-				continue
-			case u := <-own:
-				b.admit(u)
-				p.stats.waitUnits.Add(int64(time.Since(waiting)))
-				continue
-			case <-timerC:
-				timerC = nil
-			case <-prevC:
-				prevC = nil
-			case <-p.stop:
-				timerC, prevC = nil, nil
-			}
-			p.stats.waitUnits.Add(int64(time.Since(waiting)))
-			if timerC != nil || prevC != nil {
-				continue
+			case admitWaitOut:
 			}
 		}
 		admitting = false
 		if set := b.loadSet(); !set.empty() {
-			b.load(ctx, set)
+			b.load(b.bc.ctx, set)
 			continue
 		}
-		break
+		return true
+	}
+}
+
+// admitNext admits a unit waiting in the queues, or else waits for one until the batch's
+// waits are over (not at all when no unit outside the batch could join it soon).
+func (b *batch) admitNext(own chan *pipeUnit, w *admission) admitStep {
+	p := b.p
+	select {
+	case u := <-p.queue:
+		return b.takeStep(u)
+	case u := <-own:
+		return b.takeStep(u)
+	default:
+	}
+	if w.timerC != nil && !p.opts.AlwaysWait && p.inflight.Load() <= int64(len(b.members)) {
+		w.timerC = nil // alone: no unit outside the batch could join it soon
+	}
+	if w.timerC == nil && w.prev == nil {
+		return admitAlone
+	}
+	waiting := time.Now()
+	defer func() { p.stats.waitUnits.Add(int64(time.Since(waiting))) }()
+	select {
+	case u := <-p.queue:
+		return b.takeStep(u)
+	case u := <-own:
+		return b.takeStep(u)
+	case <-w.timerC:
+		w.timerC = nil
+	case <-w.prev:
+		w.prev = nil
+	case <-p.stop:
+		w.timerC, w.prev = nil, nil
+	}
+	if w.timerC != nil || w.prev != nil {
+		return admitted
+	}
+	return admitWaitOut
+}
+
+// takeStep takes u (batch.take): a unit of another affinity, handed back, ends the admission.
+func (b *batch) takeStep(u *pipeUnit) admitStep {
+	if b.take(u) {
+		return admitted
+	}
+	return admitAlone
+}
+
+// finish commits the batch once every member has ended. With Overlap a committer commits it
+// while the lane's next batch runs; at most one batch of a lane commits while the next runs,
+// so finish first waits for this batch's predecessor. Every member has ended, so the carried
+// units are known.
+func (b *batch) finish(prev <-chan struct{}) ([]*pipeUnit, <-chan struct{}) {
+	p, bc := b.p, b.bc
+	if !p.opts.Overlap {
+		defer bc.done()
 	}
 	committing := time.Now()
 	defer func() { p.stats.waitCommit.Add(int64(time.Since(committing))) }()
 	if !p.opts.Overlap {
-		return b.commit(ctx, prev), nil
+		return b.commit(bc.ctx, prev), nil
 	}
-	overlapped = true
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		defer bc.done()
-		b.commit(ctx, prev)
+		b.commit(bc.ctx, prev)
 	}()
-	// At most one batch of a lane commits while the next runs: the next opens once this
-	// batch's predecessor is done. Every member has ended (the loop above ends only then), so
-	// the carried units are known.
 	if prev != nil {
 		<-prev
 	}
@@ -636,16 +698,23 @@ func (m *member) enterSQL() {
 		panic(errGaveUp)
 	}
 	m.mayWait = !b.holdsLocks
-	sql := "SAVEPOINT corridor_unit"
-	if !m.mayWait && !b.timeout {
-		sql = "SET LOCAL lock_timeout = '1ms'; " + sql
-	}
+	// The three wait on the connection and travel with the unit's first statement (driver.go),
+	// so the unit's turn costs no exchange of its own. A failure among them (the previous
+	// unit's deferred idempotency record) surfaces from that statement and leaves the
+	// connection unable to roll back to a savepoint, so the batch is poisoned, not the unit.
+	var stmts [3]string
+	sqls := stmts[:0]
 	if b.open != nil {
-		sql = "RELEASE SAVEPOINT corridor_unit; " + sql
+		sqls = append(sqls, "RELEASE SAVEPOINT corridor_unit")
 	}
-	if _, err := b.tx.Tx.ExecContext(b.bc.ctx, sql); err != nil {
-		b.poison(err)
-		return
+	if !m.mayWait && !b.timeout {
+		sqls = append(sqls, "SET LOCAL lock_timeout = '1ms'")
+	}
+	for _, sql := range append(sqls, "SAVEPOINT corridor_unit") {
+		if _, err := b.tx.Tx.ExecContext(b.bc.ctx, sql, deferExec{}); err != nil {
+			b.poison(err)
+			return
+		}
 	}
 	b.open = nil
 	b.timeout = b.timeout || !m.mayWait
@@ -674,9 +743,7 @@ func (b *batch) end(m *member) {
 		b.ended = append(b.ended, m)
 	} else {
 		if m.sql {
-			if _, err := b.tx.Tx.ExecContext(b.bc.ctx, "ROLLBACK TO SAVEPOINT corridor_unit; RELEASE SAVEPOINT corridor_unit"); err != nil {
-				b.poison(err)
-			}
+			b.rollbackUnit()
 		}
 		m.l.discard()
 		// A unit that gave up on a lock runs again even when it returned nil: the use case may
@@ -690,6 +757,19 @@ func (b *batch) end(m *member) {
 	}
 	for b.head < len(b.members) && b.members[b.head].state == memberEnded {
 		b.head++
+	}
+}
+
+// rollbackUnit undoes the ending unit's statements. Its savepoint may still wait on the
+// connection (nothing the unit sent carried it): the driver then drops it and what followed it
+// unsent, and the release with it. The release of a sent one waits for the next statement.
+func (b *batch) rollbackUnit() {
+	if _, err := b.tx.Tx.ExecContext(b.bc.ctx, "ROLLBACK TO SAVEPOINT corridor_unit"); err != nil {
+		b.poison(err)
+		return
+	}
+	if _, err := b.tx.Tx.ExecContext(b.bc.ctx, "RELEASE SAVEPOINT corridor_unit", deferExec{}); err != nil {
+		b.poison(err)
 	}
 }
 
@@ -798,6 +878,9 @@ func (b *batch) commit(ctx context.Context, prev <-chan struct{}) []*pipeUnit {
 	}
 	if err == nil {
 		err = b.ledger.flush(ctx, b.q)
+	}
+	if err == nil && b.p.citus {
+		err = markTwoPhase(ctx, b.tx.Tx)
 	}
 	if err == nil && b.p.opts.beforeCommit != nil {
 		b.p.opts.beforeCommit()

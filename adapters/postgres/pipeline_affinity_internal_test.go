@@ -2,8 +2,10 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/corridorhq/corridor/ports"
 )
@@ -67,5 +69,28 @@ func TestEnqueue_AStuckLaneHoldsNoOneUp(t *testing.T) {
 	}
 	if where := <-got; where != "shared" {
 		t.Fatalf("a stuck lane's unit went to the %s queue", where)
+	}
+}
+
+// TestEnqueue_OnCitusNoLaneRunsAlone: on Citus a unit that no lane takes (every lane stuck in a
+// batch waiting on a silent worker) is told to run alone after its patience instead of waiting
+// for a lane; elsewhere it waits for a lane until its context ends.
+func TestEnqueue_OnCitusNoLaneRunsAlone(t *testing.T) {
+	for _, citus := range []bool{true, false} {
+		p := &pipeline{queue: make(chan *pipeUnit), stop: make(chan struct{}), citus: citus,
+			opts: PipelineOptions{AffinityPatience: time.Millisecond}}
+		p.lanes = append(p.lanes, make(chan *pipeUnit), make(chan *pipeUnit))
+		ctx, cancel := context.WithCancel(ports.WithAffinity(context.Background(), "ten_stuck"))
+		if !citus {
+			cancel() // nothing else would end the wait
+		}
+		err := p.enqueue(ctx, &pipeUnit{ctx: ctx})
+		cancel()
+		switch {
+		case citus && !errors.Is(err, errNoLane):
+			t.Errorf("on Citus: %v, want errNoLane", err)
+		case !citus && !errors.Is(err, context.Canceled):
+			t.Errorf("on PostgreSQL: %v, want the context's end", err)
+		}
 	}
 }

@@ -1265,3 +1265,46 @@ func TestPipeline_AffinityKeepsOneKeyInOneLane(t *testing.T) {
 	}
 	p.verify(t)
 }
+
+// TestPipeline_HeldBackRecordFailureIsItsUnits: a batch unit's idempotency record waits on the
+// connection and travels with the next unit's first exchange (driver.go). When it fails there,
+// the failure is the first unit's, not the next one's: the batch is rolled back (a rollback to
+// the next unit's savepoint would undo the first unit's statements and keep the transaction
+// going), and each unit runs again alone: the first fails with its record's error and commits
+// nothing, the second commits.
+func TestPipeline_HeldBackRecordFailureIsItsUnits(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 2)
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	record := func(key string, env core.Environment) ports.IdempotencyRecord {
+		return ports.IdempotencyRecord{Scope: "tenant:pipeline", Environment: env, Key: key, Fingerprint: "f",
+			StatusCode: 201, Body: []byte(`{}`), ContentType: "application/json", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	}
+	errs := submitInOrder(s,
+		func(ctx context.Context, tx ports.Tx) error {
+			if _, _, err := tx.Ledger().Post(ctx, time.Now(), move("held-bad", p.world.ID, p.accounts[0].ID, 5)); err != nil {
+				return err
+			}
+			return tx.Idempotency().Save(ctx, record("bad", "BOGUS")) // the environment's CHECK refuses it
+		},
+		func(ctx context.Context, tx ports.Tx) error {
+			if _, _, claimed, err := tx.Idempotency().Claim(ctx, "tenant:pipeline", core.EnvTest, "good", now); err != nil || !claimed {
+				return errors.Join(err, errors.New("the claim did not get the key"))
+			}
+			if _, _, err := tx.Ledger().Post(ctx, time.Now(), move("held-good", p.world.ID, p.accounts[1].ID, 5)); err != nil {
+				return err
+			}
+			return tx.Idempotency().Save(ctx, record("good", core.EnvTest))
+		})
+	if code, _ := constraintCode(errs[0]); code != "23514" {
+		t.Errorf("the unit whose record fails answered %v, want its CHECK violation", errs[0])
+	}
+	if errs[1] != nil {
+		t.Errorf("the next unit answered %v, want success", errs[1])
+	}
+	if p.transfers(t, "held-bad") != 0 || p.transfers(t, "held-good") != 1 {
+		t.Fatalf("transfers: held-bad %d (want 0), held-good %d (want 1)", p.transfers(t, "held-bad"), p.transfers(t, "held-good"))
+	}
+	p.verify(t)
+}

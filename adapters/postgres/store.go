@@ -33,6 +33,8 @@ type Store struct {
 	refs *refCache
 	// idleMetrics are the pipeline histograms of a store without a pipeline (never observed).
 	idleMetrics *pipelineMetrics
+	// citus: the database is a Citus coordinator (ForCitus).
+	citus bool
 }
 
 var _ ports.Store = (*Store)(nil)
@@ -63,7 +65,7 @@ func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx ports.
 	}
 	ctx, cancel := withUnitDeadline(ctx)
 	defer cancel()
-	if s.pipe != nil && !ports.UnitAlone(ctx) {
+	if s.pipe != nil && !ports.UnitAlone(ctx) && !s.aloneOnCitus(ctx) {
 		return s.pipelined(ctx, fn)
 	}
 	return s.direct(ctx, fn)
@@ -91,7 +93,10 @@ func (s *Store) direct(ctx context.Context, fn func(ctx context.Context, tx port
 		err = s.db.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
 			ctx, finds = withFinds(ctx, s.refs)
 			ctx = context.WithValue(context.WithValue(ctx, txKey{}, btx), ownTxKey{}, true)
-			return fn(ctx, &tx{db: btx})
+			if err := fn(ctx, &tx{db: btx}); err != nil || !s.citus {
+				return err
+			}
+			return markTwoPhase(ctx, btx.Tx)
 		})
 		if err == nil && finds != nil {
 			s.refs.publish(finds.list) // committed
@@ -107,12 +112,17 @@ func (s *Store) direct(ctx context.Context, fn func(ctx context.Context, tx port
 // ownTxKey marks a context whose transaction belongs to one unit of work (not a pipeline batch).
 type ownTxKey struct{}
 
-// deferrable reports a unit of work that owns its transaction, outside any nested unit: a
-// statement it marks deferExec fails the unit's COMMIT if it fails, as the unit would fail.
+// deferrable reports a unit of work that owns its transaction, or a pipeline batch's unit,
+// outside any nested unit: a statement it marks deferExec fails the unit's COMMIT if it fails,
+// as the unit would fail. In a batch it travels with the next unit's first exchange or with
+// the batch's COMMIT; failing there, it leaves the connection unable to roll back to a
+// savepoint (driver.go), so the batch is rolled back and every unit of it runs again alone,
+// where the failure is its own unit's.
 func deferrable(ctx context.Context) bool {
 	owned, _ := ctx.Value(ownTxKey{}).(bool)
+	batched := ctx.Value(unitKey{}) != nil
 	depth, _ := ctx.Value(depthKey{}).(int)
-	return owned && depth == 0
+	return (owned || batched) && depth == 0
 }
 
 // depthKey carries the nesting depth of units of work inside one transaction.

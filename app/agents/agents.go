@@ -127,7 +127,7 @@ func (s *Service) RequireActiveAgent(ctx context.Context, tenantID string, env c
 		if err != nil {
 			return err
 		}
-		return requireActive(a)
+		return a.RequireActive()
 	})
 }
 
@@ -138,12 +138,4 @@ func (s *Service) RequireAgent(ctx context.Context, tenantID string, env core.En
 		_, err := tx.Agents().FindAgent(ctx, tenantID, env, agentID)
 		return err
 	})
-}
-
-func requireActive(a agent.Agent) error {
-	if a.Status == agent.StatusSuspended {
-		return core.E(agent.CodeSuspended, "agent %s is suspended; reactivate it to let it act again", a.ID).
-			WithDetails(map[string]any{"agentId": a.ID})
-	}
-	return nil
 }

@@ -29,7 +29,6 @@ type Deps struct {
 	Store   ports.Store
 	Clock   ports.Clock // nil: the wall clock
 	Wallets WalletProvisioner
-	Cards   CardIssuer
 	Logger  *slog.Logger // nil: discard
 }
 
@@ -38,7 +37,6 @@ type Service struct {
 	store   ports.Store
 	clock   ports.Clock
 	wallets WalletProvisioner
-	cards   CardIssuer
 	log     *slog.Logger
 	guard   *kernel.SpendGuard
 }
@@ -46,7 +44,7 @@ type Service struct {
 // New checks the wiring and fails at start-up when a required port is missing.
 func New(d Deps) (*Service, error) {
 	if err := kernel.RequirePorts("agents", kernel.Port{Name: "Store", Value: d.Store},
-		kernel.Port{Name: "Wallets", Value: d.Wallets}, kernel.Port{Name: "Cards", Value: d.Cards}); err != nil {
+		kernel.Port{Name: "Wallets", Value: d.Wallets}); err != nil {
 		return nil, err
 	}
 	log := d.Logger
@@ -54,5 +52,5 @@ func New(d Deps) (*Service, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	clock := kernel.ClockOrSystem(d.Clock)
-	return &Service{store: d.Store, clock: clock, wallets: d.Wallets, cards: d.Cards, log: log, guard: kernel.NewSpendGuard(clock.Now)}, nil
+	return &Service{store: d.Store, clock: clock, wallets: d.Wallets, log: log, guard: kernel.NewSpendGuard(clock.Now)}, nil
 }

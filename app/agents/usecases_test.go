@@ -11,7 +11,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/agent"
 	"github.com/corridorhq/corridor/core/auth"
-	"github.com/corridorhq/corridor/core/card"
 	"github.com/corridorhq/corridor/core/wallet"
 	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/ports/fake"
@@ -24,17 +23,11 @@ type fixedClock struct{ now time.Time }
 
 func (c fixedClock) Now() time.Time { return c.now }
 
-// noWallets and noCards stand in for the capabilities these tests do not reach.
+// noWallets stands in for the capability these tests do not reach.
 type noWallets struct{}
 
 func (noWallets) ProvisionAgentWallet(context.Context, auth.Principal, agents.WalletInput) (wallet.Wallet, error) {
 	return wallet.Wallet{}, errors.New("not in this test")
-}
-
-type noCards struct{}
-
-func (noCards) PrepareAgentCard(context.Context, auth.Principal, string, string, card.LimitsPatch) (func(context.Context, card.Limits) (card.Card, error), error) {
-	return nil, errors.New("not in this test")
 }
 
 var now = time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC)
@@ -42,7 +35,7 @@ var now = time.Date(2026, 3, 4, 12, 0, 0, 0, time.UTC)
 func newService(t *testing.T) (*agents.Service, *fake.Store) {
 	t.Helper()
 	store := fake.NewStore()
-	svc, err := agents.New(agents.Deps{Store: store, Clock: fixedClock{now}, Wallets: noWallets{}, Cards: noCards{}})
+	svc, err := agents.New(agents.Deps{Store: store, Clock: fixedClock{now}, Wallets: noWallets{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func (s *Service) ProvisionWallet(ctx context.Context, p auth.Principal, id stri
 			return core.E(agent.CodeWalletExists, "agent %s already has wallet %s", a.ID, a.WalletID).
 				WithDetails(map[string]any{"agentId": a.ID, "walletId": a.WalletID})
 		}
-		if err := requireActive(a); err != nil {
+		if err := a.RequireActive(); err != nil {
 			return err
 		}
 		if strings.TrimSpace(in.Name) == "" {

@@ -142,43 +142,6 @@ func (s *Service) Issue(ctx context.Context, p auth.Principal, read IssueRead) (
 	return c, err
 }
 
-// IssueAgentCard is PrepareAgentCard and its record step over no base limits in one call,
-// outside any unit of work.
-func (s *Service) IssueAgentCard(ctx context.Context, p auth.Principal, walletID, agentID string, limits card.LimitsPatch) (card.Card, error) {
-	record, err := s.PrepareAgentCard(ctx, p, walletID, agentID, limits)
-	if err != nil {
-		return card.Card{}, err
-	}
-	return record(ctx, card.Limits{})
-}
-
-// PrepareAgentCard is what the agents capability calls to issue its agent's card, in two steps.
-// It validates the limits patch and checks the wallet (DEPLOYED, WALLET_NOT_DEPLOYED otherwise)
-// and its Safe's card spend module on chain, so it runs outside any unit of work. The step it
-// returns records the card bound to agentID inside the caller's unit of work (the context
-// carries the transaction), its limits the patch applied over base: the agents capability
-// passes the agent's caps as base, so caps the body omitted are a copy of them, read under the
-// agent's row lock. The agents capability enforces one card per agent (AGENT_CARD_EXISTS).
-func (s *Service) PrepareAgentCard(ctx context.Context, p auth.Principal, walletID, agentID string,
-	limits card.LimitsPatch) (func(ctx context.Context, base card.Limits) (card.Card, error), error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeCardsIssue); err != nil {
-		return nil, err
-	}
-	if strings.TrimSpace(agentID) == "" {
-		return nil, core.Invalid("agentId", "is required")
-	}
-	read, err := s.readIssue(ctx, p, walletID, limits, strings.TrimSpace(agentID))
-	if err != nil {
-		return nil, err
-	}
-	return func(ctx context.Context, base card.Limits) (card.Card, error) {
-		if read.limits, err = base.Apply(limits); err != nil {
-			return card.Card{}, err
-		}
-		return s.Issue(ctx, p, read)
-	}, nil
-}
-
 // Chains of a cardholder card's crypto account, and the account types (docs/api.md Cards).
 var (
 	cardChains       = map[string]bool{"solana": true, "world_chain": true, "base": true}

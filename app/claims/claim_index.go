@@ -187,7 +187,7 @@ func (s *Service) settleEscrowEvent(ctx context.Context, tx ports.Tx, now time.T
 					return err
 				}
 				pay.FailureReason = "CLAIM_EXPIRED"
-				if err := s.payments.VoidReservation(ctx, tx, now, &pay); err != nil {
+				if err := s.payments.VoidReservation(ctx, tx.Ledger(), now, &pay); err != nil {
 					return err
 				}
 			}
@@ -215,7 +215,7 @@ func (s *Service) postClaimReservation(ctx context.Context, tx ports.Tx, now tim
 	if pay.Status != offramp.StatusPendingClaim || pay.HoldTransferID == "" {
 		return "", nil
 	}
-	t, err := s.payments.Post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: pay.LedgerRef("claim-funded", pay.Reservation),
+	t, err := s.payments.Post(ctx, tx.Ledger(), now, *pay, ledger.TransferSpec{Reference: pay.LedgerRef("claim-funded", pay.Reservation),
 		Type: ledger.TypePostPending, PendingID: pay.HoldTransferID, Amount: pay.SourceAmountBaseUnits})
 	if err != nil {
 		return "", err
@@ -247,7 +247,7 @@ func (s *Service) settleClaimRefund(ctx context.Context, tx ports.Tx, now time.T
 	if err != nil {
 		return err
 	}
-	if _, err := s.payments.Post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: "offramp:" + pay.ID + ":claim-refund",
+	if _, err := s.payments.Post(ctx, tx.Ledger(), now, *pay, ledger.TransferSpec{Reference: "offramp:" + pay.ID + ":claim-refund",
 		Type: ledger.TypePosted, Postings: ledger.Move(accs[0].ID, accs[1].ID, pay.SourceAmountBaseUnits),
 		Metadata: map[string]string{"claimId": c.ID, "refundTxHash": c.RefundTxHash}}); err != nil {
 		return err

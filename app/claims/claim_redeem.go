@@ -316,5 +316,5 @@ func (s *Service) adoptClaimPhone(ctx context.Context, tx ports.Tx, p auth.Princ
 	if err != nil {
 		return err
 	}
-	return s.recipients.AdoptPhone(ctx, tx, p, c.PhoneHash, c.PhoneMasked, raw, now)
+	return s.recipients.AdoptPhone(ctx, tx.Recipients(), p, c.PhoneHash, c.PhoneMasked, raw, now)
 }

@@ -122,7 +122,7 @@ func (s *Service) stepBackEscrowEvent(ctx context.Context, tx ports.Tx, env core
 // unfundClaim steps a claim whose funding was dropped back to OPEN and unfunded, with its
 // payment's reservation held again (docs/decisions/ledger.md: reserved, not funded).
 func (s *Service) unfundClaim(ctx context.Context, tx ports.Tx, now time.Time, c *claim.Claim, pay *offramp.Payment, fundingID string, b ports.IndexedBlock) error {
-	if _, err := s.payments.Post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: "offramp:" + pay.ID + ":claim-reorg:" + fundingID,
+	if _, err := s.payments.Post(ctx, tx.Ledger(), now, *pay, ledger.TransferSpec{Reference: "offramp:" + pay.ID + ":claim-reorg:" + fundingID,
 		Type: ledger.TypeReversal, ReversedID: fundingID,
 		Metadata: map[string]string{"claimId": c.ID, "droppedBlockNumber": strconv.FormatUint(b.Number, 10), "droppedBlockHash": b.Hash}}); err != nil {
 		return err
@@ -132,7 +132,7 @@ func (s *Service) unfundClaim(ctx context.Context, tx ports.Tx, now time.Time, c
 		return err
 	}
 	pay.Reservation++
-	hold, err := s.payments.Post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: pay.LedgerRef("reserve", pay.Reservation),
+	hold, err := s.payments.Post(ctx, tx.Ledger(), now, *pay, ledger.TransferSpec{Reference: pay.LedgerRef("reserve", pay.Reservation),
 		Type: ledger.TypePending, Postings: ledger.Move(accs[0].ID, accs[1].ID, pay.SourceAmountBaseUnits),
 		Metadata: map[string]string{"claimId": c.ID}})
 	if err != nil {

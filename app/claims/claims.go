@@ -26,19 +26,10 @@ import (
 // DefaultClaimLinkBase prefixes the claim link texted to the phone.
 const DefaultClaimLinkBase = "https://claim.corridor.test/c/"
 
-// EscrowReady is CHAIN_UNAVAILABLE when env has no claim escrow (docs/decisions/tenancy.md): a payment to an unknown
-// phone needs one before it waits in PENDING_CLAIM.
-func (s *Service) EscrowReady(env core.Environment) error {
-	_, err := s.escrow(env)
-	return err
-}
-
-// escrow returns the environment's claim escrow, or CHAIN_UNAVAILABLE (docs/decisions/tenancy.md).
+// escrow returns the environment's claim escrow, or CHAIN_UNAVAILABLE (docs/decisions/tenancy.md):
+// a payment to an unknown phone checks the same before it waits in PENDING_CLAIM.
 func (s *Service) escrow(env core.Environment) (ports.ClaimEscrow, error) {
-	if e, ok := s.escrows[env]; ok && e != nil && e.ClaimEscrowAddress() != ([20]byte{}) {
-		return e, nil
-	}
-	return nil, core.E(core.CodeChainUnavailable, "pending claims need the claim escrow contract, which is not configured for %s in this deployment", env)
+	return s.escrows.Require(env)
 }
 
 const (
@@ -50,11 +41,11 @@ func claimEscrowSpec(c claim.Claim) ledger.AccountSpec {
 	return ledger.ClaimEscrow(c.Environment, kernel.ServiceAsset, c.SenderTenantID, c.ID)
 }
 
-// OpenClaim is intake outcome 2 (unknown phone): it opens the claim, reserves the amount on the
+// openClaim is intake outcome 2 (unknown phone): it opens the claim, reserves the amount on the
 // sender's balance towards the claim's escrow account (a pending transfer; INSUFFICIENT_FUNDS
 // reserves nothing), and enqueues the escrow funding and the link notification. Neither job's
 // payload carries the phone number. pay is already stored in PENDING_CLAIM.
-func (s *Service) OpenClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, phone recipient.Phone) error {
+func (s *Service) openClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, phone recipient.Phone) error {
 	source, err := s.sourceChains.Require(pay.Environment)
 	if err != nil {
 		return err
@@ -75,7 +66,7 @@ func (s *Service) OpenClaim(ctx context.Context, tx ports.Tx, now time.Time, pay
 		return err
 	}
 	pay.Reservation++
-	t, err := s.payments.Post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: pay.LedgerRef("reserve", pay.Reservation),
+	t, err := s.payments.Post(ctx, tx.Ledger(), now, *pay, ledger.TransferSpec{Reference: pay.LedgerRef("reserve", pay.Reservation),
 		Type: ledger.TypePending, Postings: ledger.Move(accs[0].ID, accs[1].ID, pay.SourceAmountBaseUnits),
 		Metadata: map[string]string{"claimId": c.ID}})
 	if core.HasCode(err, core.CodeInsufficientFunds) {
@@ -136,11 +127,11 @@ func decisionHash(c claim.Claim, p offramp.Payment, d offramp.Decision, now time
 	return "0x" + hex.EncodeToString(sum[:])
 }
 
-// ReleaseClaimFunds moves a claim-funded payment's money out of the claim's escrow account
+// releaseClaimFunds moves a claim-funded payment's money out of the claim's escrow account
 // (to the payment's locked account at FUNDS_LOCKED, or back to the sender on a REJECT), re-runs
 // the full composer for the decision hash, and enqueues the on-chain release of the escrow to
 // the service's settlement address.
-func (s *Service) ReleaseClaimFunds(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, to ledger.AccountSpec, step string) error {
+func (s *Service) releaseClaimFunds(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, to ledger.AccountSpec, step string) error {
 	c, err := tx.Claims().LockClaim(ctx, p.ClaimID)
 	if err != nil {
 		return err
@@ -149,7 +140,7 @@ func (s *Service) ReleaseClaimFunds(ctx context.Context, tx ports.Tx, now time.T
 	if err != nil {
 		return err
 	}
-	if _, err := s.payments.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: "offramp:" + p.ID + ":claim-" + step,
+	if _, err := s.payments.Post(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: "offramp:" + p.ID + ":claim-" + step,
 		Type: ledger.TypePosted, Postings: ledger.Move(accs[0].ID, accs[1].ID, p.SourceAmountBaseUnits),
 		Metadata: map[string]string{"claimId": c.ID}}); err != nil {
 		return err
@@ -165,13 +156,13 @@ func (s *Service) ReleaseClaimFunds(ctx context.Context, tx ports.Tx, now time.T
 	return s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: claimActionRelease}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts})
 }
 
-// CancelPendingClaim cancels a PENDING_CLAIM payment whose escrow funding has not been indexed:
+// cancelPendingClaim cancels a PENDING_CLAIM payment whose escrow funding has not been indexed:
 // its reservation is voided, the payment ends CANCELED, and the claim closes (EXPIRED, then
 // CANCELED once the escrow's cancel is indexed) with its link dead. The escrow id is cancelled
 // on chain, so a funding still in flight reverts; a funding that landed first is refunded to
 // the settlement account when indexed (the ledger never recorded it). A funded claim is
 // refused: its money leaves only by the claim's refund at expiry.
-func (s *Service) CancelPendingClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment) error {
+func (s *Service) cancelPendingClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment) error {
 	c, err := tx.Claims().LockClaim(ctx, pay.ClaimID)
 	if err != nil {
 		return err
@@ -186,7 +177,7 @@ func (s *Service) CancelPendingClaim(ctx context.Context, tx ports.Tx, now time.
 	if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigSenderCancel, Guard: offramp.GuardClaimUnfunded}, now); err != nil {
 		return err
 	}
-	if err := s.payments.VoidReservation(ctx, tx, now, pay); err != nil {
+	if err := s.payments.VoidReservation(ctx, tx.Ledger(), now, pay); err != nil {
 		return err
 	}
 	pay.FailureReason = "CANCELED_BY_SENDER"

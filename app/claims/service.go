@@ -21,8 +21,8 @@ import (
 // back to the policy check once redeemed.
 type Payments interface {
 	// Post posts a transfer of the payment (its metadata names the payment).
-	Post(ctx context.Context, tx ports.Tx, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error)
-	VoidReservation(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error
+	Post(ctx context.Context, l ports.LedgerRepo, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error)
+	VoidReservation(ctx context.Context, l ports.LedgerRepo, now time.Time, p *offramp.Payment) error
 	RunPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error
 	// Decide is the full composer's decision on the payment, without applying it.
 	Decide(ctx context.Context, tx ports.Tx, p offramp.Payment) (offramp.Decision, error)
@@ -39,7 +39,7 @@ type Recipients interface {
 	// Ready is FEATURE_NOT_AVAILABLE when the cipher or SMS port is not wired.
 	Ready() error
 	QueueSMS(ctx context.Context, key string, m ports.SMSMessage, now time.Time) error
-	AdoptPhone(ctx context.Context, tx ports.Tx, p auth.Principal, phoneHash, masked string, e164 []byte, now time.Time) error
+	AdoptPhone(ctx context.Context, aliases ports.RecipientRepo, p auth.Principal, phoneHash, masked string, e164 []byte, now time.Time) error
 }
 
 // txView is the part of a unit of work the claims capability touches: its own tables, the
@@ -69,7 +69,7 @@ type Deps struct {
 	// Escrows are the claim-escrow contracts per environment; without one, a payment to an
 	// unknown phone answers CHAIN_UNAVAILABLE. Lifetime is a pending claim's lifetime
 	// (0 = 14 days); LinkBase prefixes the texted link's token.
-	Escrows  map[core.Environment]ports.ClaimEscrow
+	Escrows  kernel.ClaimEscrows
 	Lifetime time.Duration
 	LinkBase string
 	// CodesPerIP bounds phone codes per client IP per hour across claims (0 = 20); CodesPerPhone
@@ -89,6 +89,12 @@ type Deps struct {
 	// Payments and Recipients are the capabilities a claim works with.
 	Payments   Payments
 	Recipients Recipients
+	// ClaimNeeded, ClaimCanceled and ClaimSettled are the payments' domain events for their
+	// pending claim: claims subscribe at New and react inside the payment's unit of work, so
+	// payments never call claims.
+	ClaimNeeded   *kernel.Subscribers[offramp.ClaimNeeded]
+	ClaimCanceled *kernel.Subscribers[offramp.ClaimCanceled]
+	ClaimSettled  *kernel.Subscribers[offramp.ClaimSettled]
 }
 
 // Service runs pending claims: a payment to a phone nobody has verified yet waits in an
@@ -101,7 +107,7 @@ type Service struct {
 	clock           ports.Clock
 	chains          kernel.Chains
 	cipher          ports.Cipher
-	escrows         map[core.Environment]ports.ClaimEscrow
+	escrows         kernel.ClaimEscrows
 	lifetime        time.Duration
 	linkBase        string
 	codesPerIP      int
@@ -119,7 +125,9 @@ type Service struct {
 // missing.
 func New(d Deps) (*Service, error) {
 	if err := kernel.RequirePorts("claims", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Jobs", Value: d.Jobs},
-		kernel.Port{Name: "Payments", Value: d.Payments}, kernel.Port{Name: "Recipients", Value: d.Recipients}); err != nil {
+		kernel.Port{Name: "Payments", Value: d.Payments}, kernel.Port{Name: "Recipients", Value: d.Recipients},
+		kernel.Port{Name: "ClaimNeeded", Value: d.ClaimNeeded}, kernel.Port{Name: "ClaimCanceled", Value: d.ClaimCanceled},
+		kernel.Port{Name: "ClaimSettled", Value: d.ClaimSettled}); err != nil {
 		return nil, err
 	}
 	s := &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, cipher: d.Cipher,
@@ -145,7 +153,25 @@ func New(d Deps) (*Service, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	s.subscribe(d)
 	return s, nil
+}
+
+// subscribe makes claims the reaction to the payments' claim events.
+func (s *Service) subscribe(d Deps) {
+	d.ClaimNeeded.Subscribe(func(ctx context.Context, tx ports.Tx, e offramp.ClaimNeeded) error {
+		return s.openClaim(ctx, tx, e.At, e.Payment, e.Phone)
+	})
+	d.ClaimCanceled.Subscribe(func(ctx context.Context, tx ports.Tx, e offramp.ClaimCanceled) error {
+		return s.cancelPendingClaim(ctx, tx, e.At, e.Payment)
+	})
+	d.ClaimSettled.Subscribe(func(ctx context.Context, tx ports.Tx, e offramp.ClaimSettled) error {
+		p := e.Payment
+		if e.Rejected {
+			return s.releaseClaimFunds(ctx, tx, e.At, p, ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.SenderTenantID), "reject")
+		}
+		return s.releaseClaimFunds(ctx, tx, e.At, p, ledger.OfframpLocked(p.Environment, kernel.ServiceAsset, p.SenderTenantID, p.ID), "lock")
+	})
 }
 
 // ready fails closed when the claim's own cipher or the recipients' texts are not wired.

@@ -5,7 +5,7 @@ import "testing"
 // TestNew_NamesMissingPorts: wiring that forgets a port fails at start-up, naming it.
 func TestNew_NamesMissingPorts(t *testing.T) {
 	_, err := New(Deps{})
-	if want := "claims: missing required ports: Store, Jobs, Payments, Recipients"; err == nil || err.Error() != want {
+	if want := "claims: missing required ports: Store, Jobs, Payments, Recipients, ClaimNeeded, ClaimCanceled, ClaimSettled"; err == nil || err.Error() != want {
 		t.Fatalf("New(Deps{}) = %v, want %q", err, want)
 	}
 }

@@ -38,13 +38,6 @@ type claimSpend struct{}
 
 func (claimSpend) SenderSpendHolds(context.Context, offramp.Payment) []offramp.HoldReason { return nil }
 
-// latePayments lets recipients reach payments, built after them (a recipient's change re-runs
-// held payments).
-type latePayments struct{ *offramps.Service }
-
-// lateClaims lets payments reach claims, which are built after them (they post through them).
-type lateClaims struct{ *Service }
-
 type claimWorld struct {
 	store    *fake.Store
 	sms      *fake.SMS
@@ -92,25 +85,29 @@ func newClaimWorld(t *testing.T) *claimWorld {
 	}
 	store, jobs := w.store, fake.Jobs{Store: w.store}
 	chains := kernel.SourceChains{core.EnvTest: {ChainID: 84532, USDC: "0x036CbD53842c5426634e7929541eC2318f3dCF7e"}}
-	held := &latePayments{}
-	rec, err := recipients.New(recipients.Deps{Store: store, Jobs: jobs, Clock: w.clock, Cipher: fake.Cipher{}, SMS: w.sms, HeldPayments: held})
+	// Built in order, as wiring builds them: recipients raise recipient.Changed, payments raise
+	// the claim events, and claims (built last) call payments; nothing points back.
+	changed := &kernel.Subscribers[recipient.Changed]{}
+	needed, canceled, settled := &kernel.Subscribers[offramp.ClaimNeeded]{}, &kernel.Subscribers[offramp.ClaimCanceled]{},
+		&kernel.Subscribers[offramp.ClaimSettled]{}
+	escrows := kernel.ClaimEscrows{core.EnvTest: w.escrow}
+	rec, err := recipients.New(recipients.Deps{Store: store, Jobs: jobs, Clock: w.clock, Cipher: fake.Cipher{}, SMS: w.sms, Changed: changed})
 	if err != nil {
 		t.Fatal(err)
 	}
-	late := &lateClaims{}
 	payments, err := offramps.New(offramps.Deps{Store: store, Jobs: jobs, Clock: w.clock, Screening: claimScreening{},
-		SpendPolicy: claimSpend{}, Claims: late, Recipients: rec, SourceChains: chains,
+		SpendPolicy: claimSpend{}, Recipients: rec, RecipientChanged: changed, ClaimEscrows: escrows,
+		ClaimNeeded: needed, ClaimCanceled: canceled, ClaimSettled: settled, SourceChains: chains,
 		Payouts: map[string]ports.PayoutRail{"internal": {Rail: recipient.DestServiceBalance, Mode: ports.ModeMock,
 			Terms: offramp.Terms{Provider: "internal"}, Provider: fake.NewPayout("internal")}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	svc, err := New(Deps{Store: store, Jobs: jobs, Clock: w.clock, Cipher: fake.Cipher{}, SourceChains: chains,
-		Escrows: map[core.Environment]ports.ClaimEscrow{core.EnvTest: w.escrow}, Payments: payments, Recipients: rec})
+		Escrows: escrows, Payments: payments, Recipients: rec, ClaimNeeded: needed, ClaimCanceled: canceled, ClaimSettled: settled})
 	if err != nil {
 		t.Fatal(err)
 	}
-	late.Service, held.Service = svc, payments
 	w.payments, w.rec = payments, rec
 	w.svc = svc
 	return w

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -12,9 +13,40 @@ import (
 // the change. The raiser holds the Subscribers and never knows who listens; a listener
 // subscribes when it is built. So two capabilities that must act in one unit need no
 // back-reference to each other and nothing bound late in the composition root.
+//
+// A reaction that must read outside any transaction first (a screening verdict) subscribes a
+// prepare step too: the raiser calls Prepare with the event it is about to raise, before its
+// unit of work opens, the same two steps as every use case (prepare outside, apply inside).
 type Subscribers[E any] struct {
 	mu       sync.RWMutex
 	handlers []func(ctx context.Context, tx ports.Tx, e E) error
+	prepares []func(ctx context.Context, e E) error
+}
+
+// SubscribePrepared adds a reaction with its prepare step: prepare runs when the raiser
+// prepares the event, outside any transaction; handle when it raises it, in its unit of work.
+func (s *Subscribers[E]) SubscribePrepared(prepare func(ctx context.Context, e E) error, handle func(ctx context.Context, tx ports.Tx, e E) error) {
+	s.mu.Lock()
+	s.prepares = append(s.prepares, prepare)
+	s.mu.Unlock()
+	s.Subscribe(handle)
+}
+
+// Prepare runs every prepare step for e, outside any transaction, before the raiser's unit of
+// work raises it; the first error fails it. A nil Subscribers has no listeners.
+func (s *Subscribers[E]) Prepare(ctx context.Context, e E) error {
+	if s == nil {
+		return nil
+	}
+	s.mu.RLock()
+	prepares := s.prepares
+	s.mu.RUnlock()
+	for _, prepare := range prepares {
+		if err := prepare(ctx, e); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Subscribe adds a reaction; reactions run in the order they subscribed.
@@ -39,4 +71,19 @@ func (s *Subscribers[E]) Publish(ctx context.Context, tx ports.Tx, e E) error {
 		}
 	}
 	return nil
+}
+
+// PublishHeard is Publish for an event some capability must react to (its reaction is part of
+// the raiser's step): with no reaction subscribed it fails, as a missing port fails at start.
+func (s *Subscribers[E]) PublishHeard(ctx context.Context, tx ports.Tx, e E) error {
+	if s == nil || s.count() == 0 {
+		return core.E(core.CodeInternal, "%T raised with no capability listening: check the wiring", e)
+	}
+	return s.Publish(ctx, tx, e)
+}
+
+func (s *Subscribers[E]) count() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.handlers)
 }

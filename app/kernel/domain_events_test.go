@@ -44,3 +44,61 @@ func TestSubscribers_InTheRaisersUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSubscribers_PrepareBeforeTheUnit: a reaction subscribed with a prepare step is prepared
+// by Prepare (with no transaction) and runs by Publish; a plain reaction has no prepare step,
+// and a nil Subscribers prepares nothing.
+func TestSubscribers_PrepareBeforeTheUnit(t *testing.T) {
+	var heard []string
+	var bus Subscribers[finalized]
+	bus.Subscribe(func(_ context.Context, _ ports.Tx, e finalized) error {
+		heard = append(heard, "plain:"+e.id)
+		return nil
+	})
+	bus.SubscribePrepared(func(_ context.Context, e finalized) error {
+		heard = append(heard, "prepare:"+e.id)
+		return nil
+	}, func(_ context.Context, _ ports.Tx, e finalized) error {
+		heard = append(heard, "react:"+e.id)
+		return nil
+	})
+	if err := bus.Prepare(context.Background(), finalized{id: "t_1"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(heard, ","); got != "prepare:t_1" {
+		t.Fatalf("after Prepare heard %s", got)
+	}
+	if err := bus.Publish(context.Background(), nil, finalized{id: "t_1"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(heard, ","); got != "prepare:t_1,plain:t_1,react:t_1" {
+		t.Fatalf("after Publish heard %s", got)
+	}
+	refusal := errors.New("screening down")
+	bus.SubscribePrepared(func(context.Context, finalized) error { return refusal }, func(context.Context, ports.Tx, finalized) error { return nil })
+	if err := bus.Prepare(context.Background(), finalized{}); !errors.Is(err, refusal) {
+		t.Fatalf("prepare: %v", err)
+	}
+	var none *Subscribers[finalized]
+	if err := none.Prepare(context.Background(), finalized{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSubscribers_PublishHeardNeedsAListener: an event whose reaction is part of the raiser's
+// step fails with nobody subscribed (nil or empty), and otherwise publishes as Publish does.
+func TestSubscribers_PublishHeardNeedsAListener(t *testing.T) {
+	var none *Subscribers[finalized]
+	if err := none.PublishHeard(context.Background(), nil, finalized{}); err == nil {
+		t.Fatal("nil Subscribers: PublishHeard succeeded with nobody listening")
+	}
+	var bus Subscribers[finalized]
+	if err := bus.PublishHeard(context.Background(), nil, finalized{}); err == nil {
+		t.Fatal("empty Subscribers: PublishHeard succeeded with nobody listening")
+	}
+	heard := 0
+	bus.Subscribe(func(context.Context, ports.Tx, finalized) error { heard++; return nil })
+	if err := bus.PublishHeard(context.Background(), nil, finalized{}); err != nil || heard != 1 {
+		t.Fatalf("PublishHeard = %v, heard %d", err, heard)
+	}
+}

@@ -28,8 +28,11 @@ func (s *Service) CancelPayment(ctx context.Context, pr auth.Principal, id strin
 			return core.E(offramp.CodeSenderOnly, "only the sender may cancel this payment")
 		}
 		if pay.Status == offramp.StatusPendingClaim {
-			if err := s.claims.CancelPendingClaim(ctx, tx, now, &pay); err != nil {
+			if err := s.claimCanceled.PublishHeard(ctx, tx, offramp.ClaimCanceled{Payment: &pay, At: now}); err != nil {
 				return err
+			}
+			if pay.Status == offramp.StatusPendingClaim {
+				return core.E(core.CodeInternal, "payment %s: its claim's cancel left it PENDING_CLAIM", pay.ID)
 			}
 			out = pay
 			return savePayment(ctx, tx, pay)
@@ -40,7 +43,7 @@ func (s *Service) CancelPayment(ctx context.Context, pr auth.Principal, id strin
 		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigSenderCancel, Guard: offramp.GuardUnfundedPayment}, now); err != nil {
 			return err
 		}
-		if err := s.VoidReservation(ctx, tx, now, &pay); err != nil {
+		if err := s.VoidReservation(ctx, tx.Ledger(), now, &pay); err != nil {
 			return err
 		}
 		if err := tx.Offramp().SupersedeQuotes(ctx, pay.ID, offramp.QuoteSuperseded); err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/offramp"
 	"github.com/corridorhq/corridor/core/recipient"
-	"github.com/corridorhq/corridor/ledger"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -246,13 +245,13 @@ func (s *Service) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time
 		return err
 	case offramp.EffectVoidHold:
 		p.FailureReason = string(c.decision.Reasons[0])
-		return s.VoidReservation(ctx, tx, now, p)
+		return s.VoidReservation(ctx, tx.Ledger(), now, p)
 	case offramp.EffectRefund:
 		p.FailureReason = string(c.decision.Reasons[0])
 		refund := func() error { return s.refund(ctx, tx, now, p, lockedSpec(*p)) }
 		if fromClaim {
 			refund = func() error {
-				return s.claims.ReleaseClaimFunds(ctx, tx, now, p, ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.SenderTenantID), "reject")
+				return s.claimSettled.PublishHeard(ctx, tx, offramp.ClaimSettled{Payment: p, Rejected: true, At: now})
 			}
 		}
 		if err := refund(); err != nil {

@@ -121,7 +121,9 @@ func (s *Service) ConfirmPayment(ctx context.Context, pr auth.Principal, id stri
 		if fromClaim {
 			// A redeemed claim's money leaves the claim's escrow account; the composer's
 			// decision hash goes on chain with the escrow's release.
-			lock = func() error { return s.claims.ReleaseClaimFunds(ctx, tx, now, &pay, lockedSpec(pay), "lock") }
+			lock = func() error {
+				return s.claimSettled.PublishHeard(ctx, tx, offramp.ClaimSettled{Payment: &pay, At: now})
+			}
 		}
 		if err := lock(); err != nil {
 			return err

@@ -179,7 +179,12 @@ func (s *Service) ApplyCreate(ctx context.Context, p auth.Principal, prepared Pr
 		}
 		next := func() error { return s.runPolicyCheck(ctx, tx, now, &pay, decided) }
 		if pay.Status == offramp.StatusPendingClaim {
-			next = func() error { return s.claims.OpenClaim(ctx, tx, now, &pay, plan.phone) }
+			next = func() error {
+				if err := s.claimNeeded.PublishHeard(ctx, tx, offramp.ClaimNeeded{Payment: &pay, Phone: plan.phone, At: now}); err != nil {
+					return err
+				}
+				return claimOpened(pay)
+			}
 		}
 		if err := next(); err != nil {
 			return err
@@ -273,11 +278,21 @@ func (s *Service) intakeUnknown(pay *offramp.Payment, now time.Time) error {
 	if pay.RequestedDestinationID != "" {
 		return core.E(offramp.CodeDestinationNotEligible, "requestedDestinationId is not an ACTIVE payout destination of the recipient")
 	}
-	if err := s.claims.EscrowReady(pay.Environment); err != nil {
+	if _, err := s.claimEscrows.Require(pay.Environment); err != nil {
 		return err
 	}
 	_, err := pay.Apply(offramp.Step{Trigger: offramp.TrigResolution, Guard: offramp.GuardPhoneUnknown}, now)
 	return err
+}
+
+// claimOpened checks a payment stored in PENDING_CLAIM after its ClaimNeeded: the pending-claims
+// capability opened its claim and reserved its amount. A reaction that set no claim would leave
+// the payment waiting for nothing, so that fails the step.
+func claimOpened(pay offramp.Payment) error {
+	if pay.ClaimID == "" || pay.HoldTransferID == "" {
+		return core.E(core.CodeInternal, "payment %s is PENDING_CLAIM but no claim was opened for it", pay.ID)
+	}
+	return nil
 }
 
 func lockedSpec(p offramp.Payment) ledger.AccountSpec {

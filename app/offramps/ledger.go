@@ -28,10 +28,11 @@ func openPaymentAccounts(ctx context.Context, tx txView, now time.Time, p offram
 	return offrampAccounts{senderAvailable: accs[0], locked: accs[1]}, nil
 }
 
-// Post posts a transfer of the payment in the caller's unit of work: in the service asset
+// Post posts a transfer of the payment in the caller's unit of work, of which it takes only
+// the ledger: in the service asset
 // (a resolving transfer takes its hold's), with the payment named in its metadata. Claims post
 // their escrow legs through it, so every transfer of a payment carries the same metadata.
-func (s *Service) Post(ctx context.Context, tx ports.Tx, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error) {
+func (s *Service) Post(ctx context.Context, l ports.LedgerRepo, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error) {
 	spec.Environment = p.Environment
 	if spec.Type != ledger.TypeVoidPending && spec.Type != ledger.TypePostPending && spec.Type != ledger.TypeReversal {
 		spec.Asset = kernel.ServiceAsset // a resolving transfer takes its hold's asset
@@ -40,7 +41,7 @@ func (s *Service) Post(ctx context.Context, tx ports.Tx, now time.Time, p offram
 		spec.Metadata = map[string]string{}
 	}
 	spec.Metadata["offrampPaymentId"] = p.ID
-	t, _, err := tx.Ledger().Post(ctx, now, spec.MustValidate())
+	t, _, err := l.Post(ctx, now, spec.MustValidate())
 	return t, err
 }
 
@@ -52,7 +53,7 @@ func (s *Service) reserve(ctx context.Context, tx ports.Tx, now time.Time, p *of
 		return err
 	}
 	p.Reservation++
-	t, err := s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("reserve", p.Reservation),
+	t, err := s.Post(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("reserve", p.Reservation),
 		Type: ledger.TypePending, Postings: ledger.Move(accs.senderAvailable.ID, accs.locked.ID, p.SourceAmountBaseUnits)})
 	if core.HasCode(err, core.CodeInsufficientFunds) {
 		return core.E(core.CodeInsufficientFunds, "the service balance does not cover %s USD; nothing was reserved",
@@ -65,19 +66,20 @@ func (s *Service) reserve(ctx context.Context, tx ports.Tx, now time.Time, p *of
 	return nil
 }
 
-// VoidReservation voids the payment's reservation hold, if it holds one, and forgets it.
-func (s *Service) VoidReservation(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+// VoidReservation voids the payment's reservation hold, if it holds one, and forgets it. Like
+// Post, it takes only the ledger of the caller's unit of work.
+func (s *Service) VoidReservation(ctx context.Context, l ports.LedgerRepo, now time.Time, p *offramp.Payment) error {
 	if p.HoldTransferID == "" {
 		return nil
 	}
-	_, err := s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("void", p.Reservation),
+	_, err := s.Post(ctx, l, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("void", p.Reservation),
 		Type: ledger.TypeVoidPending, PendingID: p.HoldTransferID})
 	p.HoldTransferID = ""
 	return err
 }
 
 func (s *Service) lockReservation(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
-	_, err := s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("lock", p.Reservation),
+	_, err := s.Post(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("lock", p.Reservation),
 		Type: ledger.TypePostPending, PendingID: p.HoldTransferID, Amount: p.SourceAmountBaseUnits})
 	p.HoldTransferID = ""
 	return err
@@ -89,7 +91,7 @@ func (s *Service) unlock(ctx context.Context, tx ports.Tx, now time.Time, p *off
 	if err != nil {
 		return err
 	}
-	_, err = s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("unlock", p.Reservation),
+	_, err = s.Post(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("unlock", p.Reservation),
 		Type: ledger.TypePosted, Postings: ledger.Move(accs.locked.ID, accs.senderAvailable.ID, p.SourceAmountBaseUnits)})
 	return err
 }
@@ -103,7 +105,7 @@ func (s *Service) toClearing(ctx context.Context, tx ports.Tx, now time.Time, p 
 	if err != nil {
 		return err
 	}
-	_, err = s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("submit", p.Attempt),
+	_, err = s.Post(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("submit", p.Attempt),
 		Type: ledger.TypePosted, Postings: ledger.Move(accs.locked.ID, clearing[0].ID, p.SourceAmountBaseUnits)})
 	return err
 }
@@ -188,7 +190,7 @@ func (s *Service) deliver(ctx context.Context, tx ports.Tx, now time.Time, p *of
 			AmountBaseUnits: q.DeliverBaseUnits, Reference: p.LedgerRef("receive", p.Attempt), SenderLeg: ref}
 		meta[ledger.MetaCrossTenantLeg], meta[ledger.MetaCrossTenantLink] = ledger.LegSender, leg.Reference
 	}
-	t, err := s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: ref, Type: ledger.TypePosted, Postings: postings, Metadata: meta})
+	t, err := s.Post(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: ref, Type: ledger.TypePosted, Postings: postings, Metadata: meta})
 	if err != nil || leg == nil {
 		return nil, err
 	}
@@ -202,7 +204,7 @@ func (s *Service) refund(ctx context.Context, tx ports.Tx, now time.Time, p *off
 	if err != nil {
 		return err
 	}
-	_, err = s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("refund", p.Attempt),
+	_, err = s.Post(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("refund", p.Attempt),
 		Type: ledger.TypePosted, Postings: ledger.Move(accs[0].ID, accs[1].ID, p.SourceAmountBaseUnits)})
 	return err
 }

@@ -17,16 +17,51 @@ import (
 // it with the attempt's idempotency key. A failed re-check unlocks the funds, takes a new
 // reservation and runs POLICY_CHECK again (a fresh set, a hold or a rejection). The provider
 // call runs outside any transaction; a retried job resubmits with the same key.
-// long: one line over since the use-case shape's merge (issue #43, item 1); split it in the next pass.
 func (s *Service) RunSubmission(ctx context.Context, id string) error {
-	var req ports.PayoutRequest
-	var rail ports.PayoutRail
-	proceed := false
 	ctx = kernel.WithPrepared(ctx)
 	if err := s.PreparePayments(ctx, id); err != nil {
 		return err
 	}
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	req, rail, proceed, err := s.readySubmission(ctx, id)
+	if err != nil || !proceed {
+		return err
+	}
+	st, err := rail.Provider.Submit(ctx, req)
+	if err != nil {
+		return err
+	}
+	kernel.CrashPoint(kernel.CrashPayoutSubmitted)
+	// The provider's answer: CLEARING with its reference and the first poll queued, or a
+	// revoked destination handled.
+	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		now := s.clock.Now()
+		pay, err := tx.Offramp().LockPayment(ctx, id)
+		if err != nil || pay.Status != offramp.StatusFundsLocked || pay.ProviderReference != "" {
+			return err
+		}
+		if st.State == ports.PayoutDestinationRevoked {
+			return s.destinationRevoked(ctx, tx, now, &pay)
+		}
+		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigProviderAccepts}, now); err != nil {
+			return err
+		}
+		pay.ProviderReference = st.Reference
+		if err := s.toClearing(ctx, tx, now, &pay); err != nil {
+			return err
+		}
+		if err := savePayment(ctx, tx, pay); err != nil {
+			return err
+		}
+		// The first poll runs at once (the internal rail reports success on it); later polls
+		// follow every pollInterval until the provider's answer is final.
+		return s.jobs.Enqueue(ctx, PollPayoutArgs{PaymentID: pay.ID}, ports.JobOptions{MaxAttempts: offrampJobMaxAttempts})
+	})
+}
+
+// readySubmission is the re-check's unit of work: the payout request and its rail when the
+// payment still goes out (proceed), or the failed re-check applied.
+func (s *Service) readySubmission(ctx context.Context, id string) (req ports.PayoutRequest, rail ports.PayoutRail, proceed bool, err error) {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		// A retried run decides afresh: a submission an earlier, rolled-back run prepared
 		// must not go out after a run that found nothing to submit.
 		req, rail, proceed = ports.PayoutRequest{}, ports.PayoutRail{}, false
@@ -57,37 +92,7 @@ func (s *Service) RunSubmission(ctx context.Context, id string) error {
 		proceed = true
 		return nil
 	})
-	if err != nil || !proceed {
-		return err
-	}
-	st, err := rail.Provider.Submit(ctx, req)
-	if err != nil {
-		return err
-	}
-	kernel.CrashPoint(kernel.CrashPayoutSubmitted)
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		now := s.clock.Now()
-		pay, err := tx.Offramp().LockPayment(ctx, id)
-		if err != nil || pay.Status != offramp.StatusFundsLocked || pay.ProviderReference != "" {
-			return err
-		}
-		if st.State == ports.PayoutDestinationRevoked {
-			return s.destinationRevoked(ctx, tx, now, &pay)
-		}
-		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigProviderAccepts}, now); err != nil {
-			return err
-		}
-		pay.ProviderReference = st.Reference
-		if err := s.toClearing(ctx, tx, now, &pay); err != nil {
-			return err
-		}
-		if err := savePayment(ctx, tx, pay); err != nil {
-			return err
-		}
-		// The first poll runs at once (the internal rail reports success on it); later polls
-		// follow every pollInterval until the provider's answer is final.
-		return s.jobs.Enqueue(ctx, PollPayoutArgs{PaymentID: pay.ID}, ports.JobOptions{MaxAttempts: offrampJobMaxAttempts})
-	})
+	return req, rail, proceed, err
 }
 
 // destinationRevoked applies a provider's refusal of a payout because the recipient's
@@ -401,7 +406,7 @@ func (s *Service) recordReturn(ctx context.Context, tx ports.Tx, now time.Time, 
 	if err != nil {
 		return err
 	}
-	t, err := s.Post(ctx, tx, now, pay, ledger.TransferSpec{Reference: pay.LedgerRef("return", pay.Attempt),
+	t, err := s.Post(ctx, tx.Ledger(), now, pay, ledger.TransferSpec{Reference: pay.LedgerRef("return", pay.Attempt),
 		Type: ledger.TypePosted, Postings: ledger.Move(accs[0].ID, accs[1].ID, q.DeliverBaseUnits)})
 	if err != nil {
 		return err

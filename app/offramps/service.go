@@ -7,10 +7,8 @@ import (
 	"time"
 
 	"github.com/corridorhq/corridor/app/kernel"
-	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/offramp"
 	"github.com/corridorhq/corridor/core/recipient"
-	"github.com/corridorhq/corridor/ledger"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -20,18 +18,6 @@ import (
 // of work.
 type SpendPolicy interface {
 	SenderSpendHolds(ctx context.Context, pay offramp.Payment) []offramp.HoldReason
-}
-
-// Claims is what payments need from the pending-claims capability (app/claims), inside the
-// payment's unit of work: a payment to an unknown phone opens a claim, a sender's cancel
-// cancels it, and a claim-funded payment's money leaves the claim's escrow at FUNDS_LOCKED or
-// on a rejection.
-type Claims interface {
-	// EscrowReady is CHAIN_UNAVAILABLE when env has no claim escrow.
-	EscrowReady(env core.Environment) error
-	OpenClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, phone recipient.Phone) error
-	CancelPendingClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment) error
-	ReleaseClaimFunds(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, to ledger.AccountSpec, step string) error
 }
 
 // Recipients is what payments need from the recipients capability (app/recipients).
@@ -46,7 +32,8 @@ type Recipients interface {
 
 // txView is the part of a unit of work the payments capability touches: its own tables, the
 // ledger, the recipients' aliases, destinations and credentials it routes by, and the approved
-// operator reviews. Claims and the spend policy get the whole transaction for their own part.
+// operator reviews. The spend policy and the claim events' reactions get the whole
+// transaction for their own part.
 type txView interface {
 	Offramp() ports.OfframpRepo
 	Ledger() ports.LedgerRepo
@@ -85,9 +72,21 @@ type Deps struct {
 	SourceChains kernel.SourceChains
 	// SpendPolicy is the policy capability's verdict on the sender's spend.
 	SpendPolicy SpendPolicy
-	// Claims and Recipients are the capabilities a payment to a phone works with.
-	Claims     Claims
+	// Recipients is the capability a payment to a phone works with.
 	Recipients Recipients
+	// ClaimEscrows are the deployment's claim escrows: a payment to an unknown phone needs its
+	// environment's before it waits in PENDING_CLAIM (CHAIN_UNAVAILABLE otherwise).
+	ClaimEscrows kernel.ClaimEscrows
+	// ClaimNeeded, ClaimCanceled and ClaimSettled are the domain events a payment to a phone
+	// raises for its pending claim inside its unit of work; the pending-claims capability
+	// reacts (and must: raising one nobody listens to fails the step).
+	ClaimNeeded   *kernel.Subscribers[offramp.ClaimNeeded]
+	ClaimCanceled *kernel.Subscribers[offramp.ClaimCanceled]
+	ClaimSettled  *kernel.Subscribers[offramp.ClaimSettled]
+	// RecipientChanged is the recipients' domain event of a change on a recipient's side:
+	// payments subscribe to it at New and re-run the composer for the payments held for the
+	// recipient, in the unit of work of the change (their screening prepared before it).
+	RecipientChanged *kernel.Subscribers[recipient.Changed]
 	// Logger records refused submissions and sweep failures; nil discards them.
 	Logger *slog.Logger
 	// Guard is the spend guard a payment's spend is decided by (nil: the one kernel.SpendGuard
@@ -113,8 +112,11 @@ type Service struct {
 	phoneReverifyAfter  time.Duration
 	sourceChains        kernel.SourceChains
 	spendPolicy         SpendPolicy
-	claims              Claims
 	recipients          Recipients
+	claimEscrows        kernel.ClaimEscrows
+	claimNeeded         *kernel.Subscribers[offramp.ClaimNeeded]
+	claimCanceled       *kernel.Subscribers[offramp.ClaimCanceled]
+	claimSettled        *kernel.Subscribers[offramp.ClaimSettled]
 	log                 *slog.Logger
 	guard               kernel.SpendDecider
 }
@@ -123,15 +125,16 @@ type Service struct {
 // missing.
 func New(d Deps) (*Service, error) {
 	if err := kernel.RequirePorts("offramp", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Jobs", Value: d.Jobs},
-		kernel.Port{Name: "SpendPolicy", Value: d.SpendPolicy}, kernel.Port{Name: "Claims", Value: d.Claims},
-		kernel.Port{Name: "Recipients", Value: d.Recipients}); err != nil {
+		kernel.Port{Name: "SpendPolicy", Value: d.SpendPolicy},
+		kernel.Port{Name: "Recipients", Value: d.Recipients}, kernel.Port{Name: "RecipientChanged", Value: d.RecipientChanged}); err != nil {
 		return nil, err
 	}
 	s := &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), screening: d.Screening, payouts: d.Payouts,
 		quoteLifetime: d.QuoteLifetime, pollInterval: d.PollInterval, pollWindow: d.PollWindow,
 		quoteExpiryInterval: d.QuoteExpiryInterval, holdRecheckInterval: d.HoldRecheckInterval,
 		phoneReverifyAfter: d.PhoneReverifyAfter, sourceChains: d.SourceChains, spendPolicy: d.SpendPolicy,
-		claims: d.Claims, recipients: d.Recipients, log: d.Logger, guard: d.Guard}
+		recipients: d.Recipients, claimEscrows: d.ClaimEscrows, claimNeeded: d.ClaimNeeded, claimCanceled: d.ClaimCanceled,
+		claimSettled: d.ClaimSettled, log: d.Logger, guard: d.Guard}
 	if s.guard == nil {
 		s.guard = kernel.NewSpendGuard(s.clock.Now)
 	}
@@ -156,6 +159,11 @@ func New(d Deps) (*Service, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	d.RecipientChanged.SubscribePrepared(func(ctx context.Context, e recipient.Changed) error {
+		return s.PrepareHeld(ctx, e.Environment, e.TenantID)
+	}, func(ctx context.Context, tx ports.Tx, e recipient.Changed) error {
+		return s.ReevaluateHeld(ctx, tx, e.Environment, e.TenantID)
+	})
 	return s, nil
 }
 

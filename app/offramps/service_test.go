@@ -5,7 +5,7 @@ import "testing"
 // TestNew_NamesMissingPorts: wiring that forgets a port fails at start-up, naming it.
 func TestNew_NamesMissingPorts(t *testing.T) {
 	_, err := New(Deps{})
-	if want := "offramp: missing required ports: Store, Jobs, SpendPolicy, Claims, Recipients"; err == nil || err.Error() != want {
+	if want := "offramp: missing required ports: Store, Jobs, SpendPolicy, Recipients, RecipientChanged"; err == nil || err.Error() != want {
 		t.Fatalf("New(Deps{}) = %v, want %q", err, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/core/recipient"
 	"github.com/corridorhq/corridor/core/spend"
 	"github.com/corridorhq/corridor/ledger"
 	"github.com/corridorhq/corridor/ports"
@@ -60,7 +61,7 @@ func guardedWorld(t *testing.T, holds ...offramp.HoldReason) (*createWorld, *rec
 	guard := &recordingGuard{real: kernel.NewSpendGuard(w.clock.Now)}
 	pol := &insidePolicy{t: t, guard: guard, holds: holds}
 	d := w.svc
-	svc, err := New(Deps{Store: d.store, Jobs: d.jobs, Clock: w.clock, Recipients: d.recipients, Claims: d.claims,
+	svc, err := New(Deps{Store: d.store, Jobs: d.jobs, Clock: w.clock, Recipients: d.recipients, RecipientChanged: &kernel.Subscribers[recipient.Changed]{},
 		Screening: d.screening, SpendPolicy: pol, Payouts: d.payouts, SourceChains: d.sourceChains, Guard: guard})
 	if err != nil {
 		t.Fatal(err)

@@ -51,23 +51,6 @@ func (testRecipients) DestinationIdentifier(recipient.Destination) (recipient.Id
 	return recipient.Identifier{}, nil
 }
 
-// noClaims is a deployment without a claim escrow: these payments go to a verified phone and
-// never open a claim.
-type noClaims struct{}
-
-func (noClaims) EscrowReady(core.Environment) error {
-	return core.E(core.CodeChainUnavailable, "no claim escrow in this test")
-}
-func (noClaims) OpenClaim(context.Context, ports.Tx, time.Time, *offramp.Payment, recipient.Phone) error {
-	return errors.New("no claims in this test")
-}
-func (noClaims) CancelPendingClaim(context.Context, ports.Tx, time.Time, *offramp.Payment) error {
-	return errors.New("no claims in this test")
-}
-func (noClaims) ReleaseClaimFunds(context.Context, ports.Tx, time.Time, *offramp.Payment, ledger.AccountSpec, string) error {
-	return errors.New("no claims in this test")
-}
-
 // allowSpend is a spend policy that never holds.
 type allowSpend struct{}
 
@@ -127,7 +110,7 @@ func newCreateWorld(t *testing.T, senderBalance int64) *createWorld {
 		t.Fatal(err)
 	}
 	svc, err := New(Deps{Store: w.store, Jobs: fake.Jobs{Store: w.store}, Clock: w.clock,
-		Recipients: testRecipients{cipher: cipher}, Claims: noClaims{}, Screening: w.screening, SpendPolicy: allowSpend{},
+		Recipients: testRecipients{cipher: cipher}, RecipientChanged: &kernel.Subscribers[recipient.Changed]{}, Screening: w.screening, SpendPolicy: allowSpend{},
 		Payouts: map[string]ports.PayoutRail{"internal": {Rail: recipient.DestServiceBalance, Mode: ports.ModeMock,
 			Terms: offramp.Terms{Provider: "internal", FeeBps: 100, EstimatedDeliverySeconds: 5}, Provider: w.provider}},
 		SourceChains: kernel.SourceChains{core.EnvTest: {ChainID: 84532, USDC: "0x036CbD53842c5426634e7929541eC2318f3dCF7e"}}})

@@ -106,7 +106,7 @@ func (s *Service) VerifyPhoneAlias(ctx context.Context, p auth.Principal, id, co
 			return s.recordAliasAttempt(ctx, tx, p, alias.PhoneHash, ipHash, ports.AliasCodeFailed, now)
 		}
 		if out.Status == recipient.AliasVerified {
-			return s.held.ReevaluateHeld(ctx, tx, p.Environment, p.TenantID)
+			return s.changed.Publish(ctx, tx, recipient.Changed{Environment: p.Environment, TenantID: p.TenantID})
 		}
 		return nil
 	})

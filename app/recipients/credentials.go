@@ -46,7 +46,7 @@ func (s *Service) SetSandboxCredential(ctx context.Context, p auth.Principal, st
 		if err := tx.Recipients().PutCredential(ctx, c); err != nil {
 			return err
 		}
-		return s.held.ReevaluateHeld(ctx, tx, p.Environment, p.TenantID)
+		return s.changed.Publish(ctx, tx, recipient.Changed{Environment: p.Environment, TenantID: p.TenantID})
 	})
 	return c, err
 }

@@ -48,7 +48,7 @@ func (s *Service) CreateDestination(ctx context.Context, p auth.Principal, in re
 		if err := tx.Recipients().CreateDestination(ctx, d); err != nil {
 			return err
 		}
-		return s.held.ReevaluateHeld(ctx, tx, p.Environment, p.TenantID)
+		return s.changed.Publish(ctx, tx, recipient.Changed{Environment: p.Environment, TenantID: p.TenantID})
 	})
 	return d, err
 }

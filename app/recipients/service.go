@@ -11,28 +11,18 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// HeldPayments is what recipients need from the off-ramp payments capability: re-running the
-// composer for a recipient's held payments, inside the recipient's unit of work, after
-// something the recipient controls changed (an alias, a credential, a destination).
-type HeldPayments interface {
-	ReevaluateHeld(ctx context.Context, tx ports.Tx, env core.Environment, recipientTenantID string) error
-	// PrepareHeld asks screening, outside any transaction, about the recipient's held
-	// payments, for the ReevaluateHeld the unit of work then runs.
-	PrepareHeld(ctx context.Context, env core.Environment, recipientTenantID string) error
-}
-
 // PrepareHeld is the first step of a change that re-evaluates the caller's held payments (a
-// verified alias, a credential, a destination): their screening verdicts, asked outside any
-// transaction. A caller that is not a tenant prepares nothing; its use case refuses it.
+// verified alias, a credential, a destination): it prepares the recipient.Changed the change
+// raises, so its listeners ask what they need (screening verdicts) outside any transaction. A caller that is not a tenant prepares nothing; its use case refuses it.
 func (s *Service) PrepareHeld(ctx context.Context, p auth.Principal) error {
 	if p.RequireTenant() != nil {
 		return nil
 	}
-	return s.held.PrepareHeld(ctx, p.Environment, p.TenantID)
+	return s.changed.Prepare(ctx, recipient.Changed{Environment: p.Environment, TenantID: p.TenantID})
 }
 
 // txView is the part of a unit of work the recipients capability touches: its own tables.
-// The whole transaction is handed on only to HeldPayments.
+// The recipient.Changed reactions get the unit of work the change runs in.
 type txView interface {
 	Recipients() ports.RecipientRepo
 }
@@ -55,8 +45,9 @@ type Deps struct {
 	AliasBudget AliasBudget
 	// SMSOutboxRetention is how long the sandbox outbox keeps a message (0 = 7 days).
 	SMSOutboxRetention time.Duration
-	// HeldPayments re-runs the composer for held payments when a recipient's side changes.
-	HeldPayments HeldPayments
+	// Changed carries recipient.Changed, raised in the unit of work of a change on the
+	// recipient's side (off-ramp payments re-run the composer for the payments held for it).
+	Changed *kernel.Subscribers[recipient.Changed]
 }
 
 // Service runs the recipient side of "pay a phone number": phone aliases proved by SMS, the
@@ -70,19 +61,19 @@ type Service struct {
 	smsOutbox          ports.SMSOutbox
 	aliasBudget        AliasBudget
 	smsOutboxRetention time.Duration
-	held               HeldPayments
+	changed            *kernel.Subscribers[recipient.Changed]
 }
 
 // New checks the wiring, applies the defaults and fails at start-up when a required port is
 // missing.
 func New(d Deps) (*Service, error) {
 	if err := kernel.RequirePorts("recipients", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Jobs", Value: d.Jobs},
-		kernel.Port{Name: "HeldPayments", Value: d.HeldPayments}); err != nil {
+		kernel.Port{Name: "Changed", Value: d.Changed}); err != nil {
 		return nil, err
 	}
 	s := &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), cipher: d.Cipher, sms: d.SMS,
 		smsOutbox: d.SMSOutbox, aliasBudget: d.AliasBudget.withDefaults(), smsOutboxRetention: d.SMSOutboxRetention,
-		held: d.HeldPayments}
+		changed: d.Changed}
 	if s.smsOutboxRetention <= 0 {
 		s.smsOutboxRetention = DefaultSMSOutboxRetention
 	}
@@ -110,11 +101,12 @@ func (s *Service) Ready() error {
 func (s *Service) PhoneHash(e164 string) string { return s.cipher.LookupHash(hashPurposePhone, e164) }
 
 // AdoptPhone makes a phone proved elsewhere (a claim's challenge) a verified alias of p's tenant,
-// inside the caller's unit of work; e164 is the number in the clear, which the alias stores
+// inside the caller's unit of work, of which it takes only the recipients' repository (aliases);
+// e164 is the number in the clear, which the alias stores
 // encrypted. A number p's tenant already verified is left as it is; one another tenant verified
 // is PHONE_ALIAS_TAKEN.
-func (s *Service) AdoptPhone(ctx context.Context, tx ports.Tx, p auth.Principal, phoneHash, masked string, e164 []byte, now time.Time) error {
-	owner, err := tx.Recipients().FindVerifiedAlias(ctx, p.Environment, phoneHash)
+func (s *Service) AdoptPhone(ctx context.Context, aliases ports.RecipientRepo, p auth.Principal, phoneHash, masked string, e164 []byte, now time.Time) error {
+	owner, err := aliases.FindVerifiedAlias(ctx, p.Environment, phoneHash)
 	switch {
 	case err == nil && owner.TenantID == p.TenantID:
 		return nil
@@ -128,11 +120,11 @@ func (s *Service) AdoptPhone(ctx context.Context, tx ports.Tx, p auth.Principal,
 	if alias.PhoneCiphertext, err = s.cipher.Encrypt(e164, "phone_alias:"+alias.ID); err != nil {
 		return err
 	}
-	if err := tx.Recipients().CreateAlias(ctx, alias); err != nil {
+	if err := aliases.CreateAlias(ctx, alias); err != nil {
 		return err
 	}
 	// Verified by update, as an SMS-verified alias is: the unique index on verified numbers
 	// answers a tenant that verified it meanwhile with PHONE_ALIAS_TAKEN.
 	alias.Status, alias.VerifiedAt = recipient.AliasVerified, &now
-	return tx.Recipients().UpdateAlias(ctx, alias)
+	return aliases.UpdateAlias(ctx, alias)
 }

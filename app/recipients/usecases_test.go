@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/app/recipients"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
@@ -19,16 +20,19 @@ import (
 // contract suite as Postgres): each case states a rule and the envelope code or state it
 // leads to.
 
-// heldCounter counts the re-evaluations of held payments a use case asks for.
+// heldCounter counts the recipient.Changed events a use case raises in its unit of work (off-ramp
+// payments re-evaluate the recipient's held payments on each).
 type heldCounter struct{ n int }
 
-func (h *heldCounter) ReevaluateHeld(context.Context, ports.Tx, core.Environment, string) error {
-	h.n++
-	return nil
+func (h *heldCounter) listen(bus *kernel.Subscribers[recipient.Changed]) {
+	bus.Subscribe(func(_ context.Context, tx ports.Tx, _ recipient.Changed) error {
+		if tx == nil {
+			return errors.New("recipient.Changed raised outside a unit of work")
+		}
+		h.n++
+		return nil
+	})
 }
-
-// PrepareHeld is the screening a real HeldPayments asks before the unit; nothing to prepare here.
-func (h *heldCounter) PrepareHeld(context.Context, core.Environment, string) error { return nil }
 
 type world struct {
 	store *fake.Store
@@ -39,7 +43,9 @@ type world struct {
 func newWorld(t *testing.T, configured bool) *world {
 	t.Helper()
 	w := &world{store: fake.NewStore(), held: &heldCounter{}}
-	deps := recipients.Deps{Store: w.store, Jobs: fake.Jobs{Store: w.store}, HeldPayments: w.held,
+	changed := &kernel.Subscribers[recipient.Changed]{}
+	w.held.listen(changed)
+	deps := recipients.Deps{Store: w.store, Jobs: fake.Jobs{Store: w.store}, Changed: changed,
 		Clock: &fake.Clock{At: fixedNow}}
 	if configured {
 		deps.Cipher, deps.SMS = fake.Cipher{}, &fake.SMS{}

@@ -105,7 +105,6 @@ func (s *Service) proposal(p auth.Principal, read ProposalRead, source wallet.Wa
 // it can run inside the idempotency transaction. It locks the source wallet, so concurrent
 // proposals of one wallet take consecutive nonces, resolves the destination and picks the
 // nonce with safepay.NextNonce from the chain's nonce and the nonces already in use.
-// long: the use-case shape of issue #43 (item 1) reworks it on another branch; split it then.
 func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRead) (safepay.Payment, error) {
 	if err := checkRead(p, auth.ScopePaymentsCreate, read.tenantID); err != nil {
 		return safepay.Payment{}, err
@@ -132,39 +131,18 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 		if err != nil {
 			return err
 		}
-		highest, inUse, err := tx.Payments().HighestNonceInUse(ctx, locked.ID)
+		nonce, err := nextNonce(ctx, tx, locked.ID, chainNonce)
 		if err != nil {
 			return err
 		}
-		nonce := safepay.NextNonce(chainNonce, highest, inUse)
-		if safepay.QueueFull(nonce, chainNonce) {
-			return core.E(safepay.CodeQueueFull, "wallet %s already has %d payments queued behind the Safe's nonce %d; execute or cancel some first",
-				locked.ID, safepay.MaxQueued, chainNonce)
-		}
-		pay, err = safepay.Propose(s.proposal(p, read, locked, dest, nonce, core.NewID(core.PrefixPayment)))
-		if err != nil {
+		if pay, err = safepay.Propose(s.proposal(p, read, locked, dest, nonce, core.NewID(core.PrefixPayment))); err != nil {
 			return err
 		}
-		// The gates see the payment's real effect: a transaction whose calldata is a USDC
-		// transfer is gated as a payment of that amount to that recipient.
-		gated := pay.Gated(read.token)
-		var policyDenied bool
-		if denied, policyDenied, err = s.gate(ctx, tx, p, gated, read); err != nil || denied != nil {
-			if err != nil || !policyDenied {
-				return err
-			}
-			// In enforce mode a deny records the payment FAILED (failureReason POLICY_DENIED: …)
-			// and commits it with its decision log; the caller then gets 403 POLICY_DENIED.
-			if pay, err = policyDeniedPayment(pay, denied, s.clock.Now()); err != nil {
-				return err
-			}
-			return s.savePayment(ctx, tx, pay, true)
-		}
-		if err := s.savePayment(ctx, tx, pay, true); err != nil {
+		if denied, pay, err = s.gateAndSave(ctx, tx, p, pay, read); err != nil {
 			return err
 		}
 		// A custodial wallet's key signs after commit, from a job (the signer may be an HSM).
-		if locked.Custodial() {
+		if denied == nil && locked.Custodial() {
 			return s.enqueueCustodySignature(ctx, pay.ID)
 		}
 		return nil
@@ -175,6 +153,40 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 		return pay, kernel.Committed(denied)
 	}
 	return pay, err
+}
+
+// nextNonce is the nonce of the wallet's next proposal, from the chain's nonce and the nonces
+// its payments already use; QUEUE_FULL when MaxQueued payments wait behind the chain's nonce.
+func nextNonce(ctx context.Context, tx ports.Tx, walletID string, chainNonce uint64) (uint64, error) {
+	highest, inUse, err := tx.Payments().HighestNonceInUse(ctx, walletID)
+	if err != nil {
+		return 0, err
+	}
+	nonce := safepay.NextNonce(chainNonce, highest, inUse)
+	if safepay.QueueFull(nonce, chainNonce) {
+		return 0, core.E(safepay.CodeQueueFull, "wallet %s already has %d payments queued behind the Safe's nonce %d; execute or cancel some first",
+			walletID, safepay.MaxQueued, chainNonce)
+	}
+	return nonce, nil
+}
+
+// gateAndSave runs the gates on the proposed payment and records it. The gates see the
+// payment's real effect: a transaction whose calldata is a USDC transfer is gated as a payment
+// of that amount to that recipient. A refusal is denied with a nil error; a policy deny in
+// enforce mode records the payment FAILED (failureReason POLICY_DENIED: …) with its decision
+// log, committed, and the caller then gets 403 POLICY_DENIED.
+func (s *Service) gateAndSave(ctx context.Context, tx ports.Tx, p auth.Principal, pay safepay.Payment,
+	read ProposalRead) (*core.Error, safepay.Payment, error) {
+	denied, policyDenied, err := s.gate(ctx, tx, p, pay.Gated(read.token), read)
+	if err != nil || (denied != nil && !policyDenied) {
+		return denied, pay, err
+	}
+	if denied != nil {
+		if pay, err = policyDeniedPayment(pay, denied, s.clock.Now()); err != nil {
+			return nil, pay, err
+		}
+	}
+	return denied, pay, s.savePayment(ctx, tx, pay, true)
 }
 
 // gate runs the gates in their documented order on the payment as the gates see it (gated):

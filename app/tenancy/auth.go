@@ -29,7 +29,7 @@ func (s *Service) AuthenticateKey(ctx context.Context, raw string) (auth.Princip
 	// The lookup reads one row and writes nothing: it runs beside the commit pipeline's
 	// batches, not as a unit inside one that the money-moving units behind it would wait for.
 	err = s.store.InTx(ports.WithUnitAlone(ctx), func(ctx context.Context, tx ports.Tx) error {
-		k, err := tx.APIKeys().FindAPIKeyByPubID(ctx, parsed.PubID)
+		k, err := s.findKey(ctx, tx, parsed.PubID)
 		if errors.Is(err, &core.Error{Code: core.CodeAPIKeyNotFound}) {
 			return errBadKey
 		}
@@ -43,6 +43,27 @@ func (s *Service) AuthenticateKey(ctx context.Context, raw string) (auth.Princip
 		return nil
 	})
 	return p, err
+}
+
+// findKey reads the key of pubID. A key looked up before is read where it lives, by its tenant
+// and id (a key never moves): on Citus that is one read on the tenant's worker, so a worker
+// that stops answering does not hold up authentication of the other workers' tenants once their
+// cached rows expire. A key not seen yet is found through its public id's lookup row.
+func (s *Service) findKey(ctx context.Context, tx ports.Tx, pubID string) (tenant.APIKey, error) {
+	if h, ok := s.keys.home(pubID); ok {
+		k, err := tx.APIKeys().FindAPIKey(ctx, h.tenantID, h.env, h.id)
+		if err == nil && k.PubID == pubID {
+			return k, nil
+		}
+		if err != nil && !errors.Is(err, &core.Error{Code: core.CodeAPIKeyNotFound}) {
+			return tenant.APIKey{}, err
+		}
+	}
+	k, err := tx.APIKeys().FindAPIKeyByPubID(ctx, pubID)
+	if err == nil {
+		s.keys.remember(k)
+	}
+	return k, err
 }
 
 // principalOfKey checks a presented key against its row (secret, environment, revocation,

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/tenant"
 )
 
@@ -40,6 +41,17 @@ type keyCache struct {
 	gen uint64
 	// quietUntil: no entry is added before it (see keyCacheQuiet).
 	quietUntil time.Time
+	// homes are where the keys looked up live (tenant, environment, id), kept past the TTL and
+	// across invalidations: they never change for a key, so a lookup that knows a key's home
+	// reads its row on the tenant's shard alone, not through the lookup by public id, which on
+	// Citus lives on the shard of the public id's own value, maybe another worker.
+	homes map[string]keyHome
+}
+
+// keyHome is where a key's row lives.
+type keyHome struct {
+	tenantID, id string
+	env          core.Environment
 }
 
 type keyCacheEntry struct {
@@ -48,7 +60,7 @@ type keyCacheEntry struct {
 }
 
 func newKeyCache(ttl time.Duration) *keyCache {
-	return &keyCache{ttl: ttl, now: time.Now, entries: map[string]keyCacheEntry{}}
+	return &keyCache{ttl: ttl, now: time.Now, entries: map[string]keyCacheEntry{}, homes: map[string]keyHome{}}
 }
 
 // get returns the cached row of pubID, and the generation a lookup that misses must pass to put.
@@ -83,6 +95,24 @@ func (c *keyCache) put(k tenant.APIKey, gen uint64) {
 		clear(c.entries)
 	}
 	c.entries[k.PubID] = keyCacheEntry{key: k, expires: now.Add(c.ttl)}
+}
+
+// remember records where k lives (whatever its state: a row read afresh is checked anyway).
+func (c *keyCache) remember(k tenant.APIKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.homes) >= keyCacheMaxEntries {
+		clear(c.homes)
+	}
+	c.homes[k.PubID] = keyHome{tenantID: k.TenantID, id: k.ID, env: k.Environment}
+}
+
+// home returns where the key of pubID lives, if a lookup found it before.
+func (c *keyCache) home(pubID string) (keyHome, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h, ok := c.homes[pubID]
+	return h, ok
 }
 
 // forget drops every cached row after a revocation another instance committed (heard by

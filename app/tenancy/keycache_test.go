@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/tenant"
 )
 
@@ -82,5 +83,26 @@ func TestKeyCache_Bounded(t *testing.T) {
 	}
 	if len(c.entries) > keyCacheMaxEntries {
 		t.Fatalf("%d entries, bound %d", len(c.entries), keyCacheMaxEntries)
+	}
+}
+
+// TestKeyCache_HomesOutliveRowsAndInvalidation: where a key lives (tenant, environment, id) is
+// kept after its row's TTL and across invalidations (it never changes), so a lookup after them
+// reads the row on its tenant's shard rather than through the public id's lookup row.
+func TestKeyCache_HomesOutliveRowsAndInvalidation(t *testing.T) {
+	c, now := testCache(time.Second)
+	if _, ok := c.home("pub1"); ok {
+		t.Fatal("a home before any lookup")
+	}
+	c.remember(tenant.APIKey{ID: "key_1", PubID: "pub1", TenantID: "ten_1", Environment: core.EnvTest})
+	*now = now.Add(time.Hour)
+	c.invalidate()
+	c.forget()
+	h, ok := c.home("pub1")
+	if !ok || h.tenantID != "ten_1" || h.id != "key_1" || h.env != core.EnvTest {
+		t.Fatalf("home after TTL and invalidation: %+v %v", h, ok)
+	}
+	if _, fresh, _ := c.get("pub1"); fresh {
+		t.Fatal("a home is not a cached row: the row must be read again")
 	}
 }

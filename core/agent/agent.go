@@ -104,3 +104,32 @@ var ForbiddenScopes = auth.AgentForbiddenScopes
 func StripScopes(requested []auth.Scope) []auth.Scope { return auth.StripAgentForbidden(requested) }
 
 func forbidden(s auth.Scope) bool { return auth.AgentForbidden(s) }
+
+// RequireActive refuses a SUSPENDED agent (AGENT_SUSPENDED): it acts again once reactivated.
+func (a Agent) RequireActive() error {
+	if a.Status == StatusSuspended {
+		return core.E(CodeSuspended, "agent %s is suspended; reactivate it to let it act again", a.ID).
+			WithDetails(map[string]any{"agentId": a.ID})
+	}
+	return nil
+}
+
+// CanHaveCard is the rule for issuing an agent its card, whichever capability records it:
+// one card per agent (AGENT_CARD_EXISTS naming the card it has, cardID when hasCard), an
+// ACTIVE agent (AGENT_SUSPENDED) and a wallet for the card to spend from
+// (AGENT_WALLET_REQUIRED).
+func (a Agent) CanHaveCard(cardID string, hasCard bool) error {
+	if hasCard {
+		return core.E(CodeCardExists, "agent %s already has card %s", a.ID, cardID).
+			WithDetails(map[string]any{"agentId": a.ID, "cardId": cardID})
+	}
+	if err := a.RequireActive(); err != nil {
+		return err
+	}
+	if a.WalletID == "" {
+		return core.E(CodeWalletRequired,
+			"agent %s has no wallet: provision it with POST /v1/agents/%s/wallet, then issue its card once the wallet is DEPLOYED", a.ID, a.ID).
+			WithDetails(map[string]any{"agentId": a.ID})
+	}
+	return nil
+}

@@ -33,11 +33,6 @@ type chaosReq struct {
 // acked reports a request the service acknowledged: its effect must be there exactly once.
 func (q *chaosReq) acked() bool { return q.status == 201 || q.status == 200 }
 
-// inFlight is held (read) by every request of the load while it is sent: a test that takes it
-// (write) waits for the requests in flight to be answered and holds new ones back, to kill a
-// node between requests rather than in the middle of one.
-var inFlight sync.RWMutex
-
 // chaosTenant is one tenant of the load: the worker holding its shard group, its card, and
 // every request it sent.
 type chaosTenant struct {
@@ -112,10 +107,8 @@ func (ct *chaosTenant) run(down *atomic.Int32, stop <-chan struct{}) {
 // was answered while down named one; a refusal is followed by a short pause, so a tenant
 // whose node is down does not spin.
 func (ct *chaosTenant) send(down *atomic.Int32, q *chaosReq) {
-	inFlight.RLock()
 	started := down.Load()
 	r, err := ct.ten.Root.With("Idempotency-Key", q.key).Try("POST", q.path, q.body)
-	inFlight.RUnlock()
 	if started != 0 && down.Load() == started {
 		q.downIn = started
 	}

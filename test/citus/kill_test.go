@@ -137,18 +137,10 @@ func killCoordinator(t *testing.T, tenants []*chaosTenant, coord *pgcluster.Clus
 	t.Helper()
 	var killed atomic.Bool
 	reviveOnFailure(t, coord, &killed)
-	// Only under make chaos is the coordinator killed with requests in flight: a unit that
-	// writes coordinator-local tables and a worker's shard commits without two-phase commit
-	// (docs/reliability.md, "Found and left open"), and a kill between its two commits loses the
-	// coordinator's half. Elsewhere the kill waits for the requests in flight to be answered.
-	if !chaos() {
-		inFlight.Lock()
-	}
-	err := coord.Kill()
-	if !chaos() {
-		inFlight.Unlock()
-	}
-	if err != nil {
+	// The coordinator dies with requests in flight: a unit that wrote coordinator tables and a
+	// worker's shard commits with two-phase commit (docs/reliability.md, "Citus"), so a kill
+	// between the worker's prepare and the coordinator's commit loses neither half.
+	if err := coord.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	killed.Store(true)

@@ -1,0 +1,2 @@
+DROP FUNCTION mark_two_phase_commit();
+DROP TABLE two_phase_marks;
