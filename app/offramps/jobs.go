@@ -17,7 +17,7 @@ var _ kernel.Jobs = (*Service)(nil)
 func (s *Service) RegisterWorkers(workers *river.Workers) {
 	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, a SubmitPayoutArgs) error { return s.RunSubmission(ctx, a.PaymentID) })
 	river.AddWorker(workers, &PollPayoutWorker{Service: s})
-	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, a ReceiveDeliveryArgs) error { return s.ReceiveDelivery(ctx, a) })
+	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, a ReceiveDeliveryArgs) error { return payoutLedger{s}.receive(ctx, a) })
 	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, _ QuoteExpiryArgs) error { return s.ExpireQuoteSets(ctx) })
 	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, _ HoldRecheckArgs) error { return s.RecheckHeldPayments(ctx) })
 }

@@ -35,11 +35,12 @@ type ReceiveDeliveryArgs struct {
 // Kind names the job.
 func (ReceiveDeliveryArgs) Kind() string { return "offramp.receive_delivery" }
 
-// ReceiveDelivery posts the recipient's leg of a delivery into another tenant's balance:
+// receive posts the recipient's leg of a delivery into another tenant's balance:
 // the recipient's share of the between-tenants account pays the recipient's service balance.
 // It is idempotent by the leg's reference: the caller after the sender's unit and the
 // finishing job may both run it, and the leg is posted once.
-func (s *Service) ReceiveDelivery(ctx context.Context, a ReceiveDeliveryArgs) error {
+func (l payoutLedger) receive(ctx context.Context, a ReceiveDeliveryArgs) error {
+	s := l.s
 	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		now := s.clock.Now()
 		accs, err := tx.Ledger().OpenAccounts(ctx, now,
@@ -66,7 +67,7 @@ func (l payoutLedger) receiveAfterCommit(ctx context.Context, legs []ReceiveDeli
 	}
 	kernel.CrashPoint(kernel.CrashBetweenTenantLegs)
 	for _, leg := range legs {
-		if err := s.ReceiveDelivery(ctx, leg); err != nil && s.log != nil {
+		if err := l.receive(ctx, leg); err != nil && s.log != nil {
 			s.log.WarnContext(ctx, "offramp: recipient leg not posted after the sender's; its job will post it",
 				"paymentId", leg.PaymentID, "reference", leg.Reference, "error", err.Error())
 		}

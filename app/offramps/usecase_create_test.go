@@ -300,7 +300,7 @@ func assertLegsOnce(ctx context.Context, t *testing.T, w *createWorld, deliver i
 		t.Fatalf("the recipient leg's job: %+v", leg)
 	}
 	for range 2 {
-		if err := w.svc.ReceiveDelivery(ctx, *leg); err != nil {
+		if err := (payoutLedger{w.svc}).receive(ctx, *leg); err != nil {
 			t.Fatal(err)
 		}
 	}
