@@ -70,12 +70,12 @@ BEGIN
            coalesce(sum(w.spent_base_units) FILTER (WHERE w.window_key = p_month), 0)::bigint,
            EXISTS (
                SELECT 1 FROM policy_attachments a
-               WHERE a.tenant_id = c.tenant_id AND a.environment = c.environment AND a.detached_at IS NULL
+               WHERE a.tenant_id = p_tenant AND a.environment = p_environment AND a.detached_at IS NULL
                  AND ((a.subject_type = 'card' AND a.subject_id = c.id)
                    OR (a.subject_type = 'wallet' AND a.subject_id = c.wallet_id)
                    OR (a.subject_type = 'agent' AND a.subject_id = c.agent_id)))
     FROM card_spend_windows w
-    WHERE w.card_id = c.id AND w.window_key IN (p_day, p_week, p_month);
+    WHERE w.tenant_id = p_tenant AND w.card_id = p_id AND w.window_key IN (p_day, p_week, p_month);
 END
 $$;
 
@@ -385,6 +385,7 @@ CREATE TABLE public.card_spend_windows (
     card_id text NOT NULL,
     window_key text NOT NULL,
     spent_base_units bigint NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT card_spend_windows_spent_base_units_check CHECK ((spent_base_units >= 0))
 );
 
@@ -655,6 +656,7 @@ CREATE TABLE public.ledger_balances (
     pending_debits bigint DEFAULT 0 NOT NULL,
     pending_credits bigint DEFAULT 0 NOT NULL,
     last_transfer_at timestamp with time zone,
+    home_tenant_id text NOT NULL,
     CONSTRAINT ledger_balances_non_negative_check CHECK (((NOT non_negative) OR ((posted - pending_debits) >= 0))),
     CONSTRAINT ledger_balances_pending_credits_check CHECK ((pending_credits >= 0)),
     CONSTRAINT ledger_balances_pending_debits_check CHECK ((pending_debits >= 0))
@@ -693,6 +695,7 @@ CREATE TABLE public.ledger_postings (
     posted_after bigint NOT NULL,
     pending_debits_after bigint NOT NULL,
     pending_credits_after bigint NOT NULL,
+    home_tenant_id text NOT NULL,
     CONSTRAINT ledger_postings_amount_check CHECK ((amount <> 0)),
     CONSTRAINT ledger_postings_pending_credits_after_check CHECK ((pending_credits_after >= 0)),
     CONSTRAINT ledger_postings_pending_debits_after_check CHECK ((pending_debits_after >= 0))
@@ -1081,6 +1084,7 @@ CREATE TABLE public.policy_versions (
     ir text NOT NULL,
     document jsonb NOT NULL,
     created_at timestamp with time zone NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT policy_versions_sha256_check CHECK ((sha256 ~ '^[0-9a-f]{64}$'::text)),
     CONSTRAINT policy_versions_version_check CHECK ((version >= 1))
 );
@@ -1588,13 +1592,13 @@ ALTER TABLE ONLY public.river_job ALTER COLUMN id SET DEFAULT nextval('public.ri
 ALTER TABLE ONLY public.river_notification ALTER COLUMN id SET DEFAULT nextval('public.river_notification_id_seq'::regclass);
 
 ALTER TABLE ONLY public.agent_card_spend
-    ADD CONSTRAINT agent_card_spend_pkey PRIMARY KEY (authorization_id);
+    ADD CONSTRAINT agent_card_spend_pkey PRIMARY KEY (tenant_id, authorization_id);
 
 ALTER TABLE ONLY public.agents
-    ADD CONSTRAINT agents_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT agents_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.agents
-    ADD CONSTRAINT agents_wallet_id_key UNIQUE (wallet_id);
+    ADD CONSTRAINT agents_wallet_id_key UNIQUE (tenant_id, wallet_id);
 
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_pkey PRIMARY KEY (tenant_id, id);
@@ -1609,19 +1613,19 @@ ALTER TABLE ONLY public.bills
     ADD CONSTRAINT bills_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.card_authorizations
-    ADD CONSTRAINT card_authorizations_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT card_authorizations_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.card_spend_windows
-    ADD CONSTRAINT card_spend_windows_pkey PRIMARY KEY (card_id, window_key);
+    ADD CONSTRAINT card_spend_windows_pkey PRIMARY KEY (tenant_id, card_id, window_key);
 
 ALTER TABLE ONLY public.cardholders
-    ADD CONSTRAINT cardholders_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT cardholders_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.cards
-    ADD CONSTRAINT cards_issuer_issuer_card_id_key UNIQUE (issuer, issuer_card_id);
+    ADD CONSTRAINT cards_issuer_issuer_card_id_key UNIQUE (tenant_id, issuer, issuer_card_id);
 
 ALTER TABLE ONLY public.cards
-    ADD CONSTRAINT cards_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT cards_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.chain_index_cursors
     ADD CONSTRAINT chain_index_cursors_pkey PRIMARY KEY (environment, chain_id);
@@ -1675,7 +1679,7 @@ ALTER TABLE ONLY public.job_workers
     ADD CONSTRAINT job_workers_pkey PRIMARY KEY (client_id);
 
 ALTER TABLE ONLY public.ledger_accounts
-    ADD CONSTRAINT ledger_accounts_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT ledger_accounts_pkey PRIMARY KEY (id, home_tenant_id);
 
 ALTER TABLE ONLY public.ledger_accounts
     ADD CONSTRAINT ledger_accounts_reference_key UNIQUE (environment, asset, reference);
@@ -1684,7 +1688,7 @@ ALTER TABLE ONLY public.ledger_anchors
     ADD CONSTRAINT ledger_anchors_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.ledger_balances
-    ADD CONSTRAINT ledger_balances_pkey PRIMARY KEY (account_id);
+    ADD CONSTRAINT ledger_balances_pkey PRIMARY KEY (account_id, home_tenant_id);
 
 ALTER TABLE ONLY public.ledger_chain_heads
     ADD CONSTRAINT ledger_chain_heads_pkey PRIMARY KEY (environment, stripe);
@@ -1693,16 +1697,16 @@ ALTER TABLE ONLY public.ledger_chain
     ADD CONSTRAINT ledger_chain_position_key UNIQUE (environment, stripe, "position");
 
 ALTER TABLE ONLY public.ledger_postings
-    ADD CONSTRAINT ledger_postings_pkey PRIMARY KEY (account_id, created_at, sequence);
+    ADD CONSTRAINT ledger_postings_pkey PRIMARY KEY (account_id, created_at, sequence, home_tenant_id);
 
 ALTER TABLE ONLY public.ledger_transfers
-    ADD CONSTRAINT ledger_transfers_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT ledger_transfers_pkey PRIMARY KEY (id, home_tenant_id);
 
 ALTER TABLE ONLY public.ledger_transfers
     ADD CONSTRAINT ledger_transfers_reference_key UNIQUE (environment, reference);
 
 ALTER TABLE ONLY public.ledger_transfers
-    ADD CONSTRAINT ledger_transfers_sequence_key UNIQUE (sequence);
+    ADD CONSTRAINT ledger_transfers_sequence_key UNIQUE (sequence, home_tenant_id);
 
 ALTER TABLE ONLY public.members
     ADD CONSTRAINT members_invite_token_hash_key UNIQUE (tenant_id, invite_token_hash);
@@ -1774,19 +1778,19 @@ ALTER TABLE ONLY public.phone_aliases
     ADD CONSTRAINT phone_aliases_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.policies
-    ADD CONSTRAINT policies_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT policies_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.policy_attachments
-    ADD CONSTRAINT policy_attachments_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT policy_attachments_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.policy_decisions
-    ADD CONSTRAINT policy_decisions_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT policy_decisions_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.policy_versions
-    ADD CONSTRAINT policy_versions_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT policy_versions_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.policy_versions
-    ADD CONSTRAINT policy_versions_policy_version_key UNIQUE (policy_id, version);
+    ADD CONSTRAINT policy_versions_policy_version_key UNIQUE (tenant_id, policy_id, version);
 
 ALTER TABLE ONLY public.provider_events
     ADD CONSTRAINT provider_events_pkey PRIMARY KEY (provider, event_id);
@@ -1911,7 +1915,7 @@ ALTER TABLE ONLY public.webhook_deliveries
 ALTER TABLE ONLY public.webhook_endpoints
     ADD CONSTRAINT webhook_endpoints_pkey PRIMARY KEY (tenant_id, id);
 
-CREATE INDEX agent_card_spend_agent_idx ON public.agent_card_spend USING btree (agent_id, month_start) WHERE (released_at IS NULL);
+CREATE INDEX agent_card_spend_agent_idx ON public.agent_card_spend USING btree (tenant_id, agent_id, month_start) WHERE (released_at IS NULL);
 
 CREATE INDEX agents_tenant_idx ON public.agents USING btree (tenant_id, environment, created_at, id);
 
@@ -1929,9 +1933,9 @@ CREATE INDEX bills_payer_idx ON public.bills USING btree (payer_tenant_id, envir
 
 CREATE UNIQUE INDEX bills_signer_nonce_key ON public.bills USING btree (environment, lower(sender_address), sig_nonce) WHERE (verification_status = 'VERIFIED'::text);
 
-CREATE INDEX card_authorizations_card_created_idx ON public.card_authorizations USING btree (card_id, created_at DESC, id DESC);
+CREATE INDEX card_authorizations_card_created_idx ON public.card_authorizations USING btree (tenant_id, card_id, created_at DESC, id DESC);
 
-CREATE INDEX card_authorizations_card_idx ON public.card_authorizations USING btree (card_id, id);
+CREATE INDEX card_authorizations_card_idx ON public.card_authorizations USING btree (tenant_id, card_id, id);
 
 CREATE INDEX card_authorizations_open_idx ON public.card_authorizations USING btree (created_at) WHERE (status = 'APPROVED'::text);
 
@@ -1939,11 +1943,11 @@ CREATE INDEX card_authorizations_unsettled_idx ON public.card_authorizations USI
 
 CREATE INDEX cardholders_tenant_env_idx ON public.cardholders USING btree (tenant_id, environment, id);
 
-CREATE UNIQUE INDEX cards_agent_idx ON public.cards USING btree (agent_id) WHERE (agent_id IS NOT NULL);
+CREATE UNIQUE INDEX cards_agent_idx ON public.cards USING btree (tenant_id, agent_id) WHERE (agent_id IS NOT NULL);
 
 CREATE INDEX cards_tenant_env_idx ON public.cards USING btree (tenant_id, environment, id);
 
-CREATE INDEX cards_wallet_idx ON public.cards USING btree (wallet_id) WHERE (wallet_id IS NOT NULL);
+CREATE INDEX cards_wallet_idx ON public.cards USING btree (tenant_id, wallet_id) WHERE (wallet_id IS NOT NULL);
 
 CREATE INDEX checkout_refunds_checkout ON public.checkout_refunds USING btree (checkout_id, id);
 
@@ -2029,11 +2033,11 @@ CREATE UNIQUE INDEX phone_aliases_verified_key ON public.phone_aliases USING btr
 
 CREATE INDEX policies_tenant_env_idx ON public.policies USING btree (tenant_id, environment, id);
 
-CREATE INDEX policy_attachments_policy_idx ON public.policy_attachments USING btree (policy_id, id) WHERE (detached_at IS NULL);
+CREATE INDEX policy_attachments_policy_idx ON public.policy_attachments USING btree (tenant_id, policy_id, id) WHERE (detached_at IS NULL);
 
 CREATE UNIQUE INDEX policy_attachments_subject_active_key ON public.policy_attachments USING btree (tenant_id, environment, subject_type, subject_id) WHERE (detached_at IS NULL);
 
-CREATE INDEX policy_decisions_reference_idx ON public.policy_decisions USING btree (reference_id) WHERE (reference_id IS NOT NULL);
+CREATE INDEX policy_decisions_reference_idx ON public.policy_decisions USING btree (tenant_id, reference_id) WHERE (reference_id IS NOT NULL);
 
 CREATE INDEX policy_decisions_subject_idx ON public.policy_decisions USING btree (tenant_id, environment, subject_type, subject_id, created_at DESC, id DESC);
 
@@ -2122,10 +2126,10 @@ CREATE CONSTRAINT TRIGGER ledger_transfers_link AFTER INSERT ON public.ledger_tr
 CREATE TRIGGER policy_versions_no_rewrite BEFORE DELETE OR UPDATE ON public.policy_versions FOR EACH ROW EXECUTE FUNCTION public.policy_versions_immutable();
 
 ALTER TABLE ONLY public.agent_card_spend
-    ADD CONSTRAINT agent_card_spend_agent_id_fkey FOREIGN KEY (agent_id) REFERENCES public.agents(id);
+    ADD CONSTRAINT agent_card_spend_agent_id_fkey FOREIGN KEY (tenant_id, agent_id) REFERENCES public.agents(tenant_id, id);
 
 ALTER TABLE ONLY public.api_keys
-    ADD CONSTRAINT api_keys_agent_id_fkey FOREIGN KEY (agent_id) REFERENCES public.agents(id);
+    ADD CONSTRAINT api_keys_agent_id_fkey FOREIGN KEY (tenant_id, agent_id) REFERENCES public.agents(tenant_id, id);
 
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_created_by_key_id_fkey FOREIGN KEY (tenant_id, created_by_key_id) REFERENCES public.api_keys(tenant_id, id);
@@ -2146,19 +2150,19 @@ ALTER TABLE ONLY public.bills
     ADD CONSTRAINT bills_sender_tenant_id_fkey FOREIGN KEY (sender_tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.card_authorizations
-    ADD CONSTRAINT card_authorizations_card_id_fkey FOREIGN KEY (card_id) REFERENCES public.cards(id);
+    ADD CONSTRAINT card_authorizations_card_id_fkey FOREIGN KEY (tenant_id, card_id) REFERENCES public.cards(tenant_id, id);
 
 ALTER TABLE ONLY public.card_authorizations
     ADD CONSTRAINT card_authorizations_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.card_spend_windows
-    ADD CONSTRAINT card_spend_windows_card_id_fkey FOREIGN KEY (card_id) REFERENCES public.cards(id);
+    ADD CONSTRAINT card_spend_windows_card_id_fkey FOREIGN KEY (tenant_id, card_id) REFERENCES public.cards(tenant_id, id);
 
 ALTER TABLE ONLY public.cardholders
     ADD CONSTRAINT cardholders_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.cards
-    ADD CONSTRAINT cards_cardholder_id_fkey FOREIGN KEY (cardholder_id) REFERENCES public.cardholders(id);
+    ADD CONSTRAINT cards_cardholder_id_fkey FOREIGN KEY (tenant_id, cardholder_id) REFERENCES public.cardholders(tenant_id, id);
 
 ALTER TABLE ONLY public.cards
     ADD CONSTRAINT cards_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
@@ -2203,16 +2207,10 @@ ALTER TABLE ONLY public.invoices
     ADD CONSTRAINT invoices_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.ledger_balances
-    ADD CONSTRAINT ledger_balances_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.ledger_accounts(id);
+    ADD CONSTRAINT ledger_balances_account_fkey FOREIGN KEY (account_id, home_tenant_id) REFERENCES public.ledger_accounts(id, home_tenant_id);
 
 ALTER TABLE ONLY public.ledger_transfers
-    ADD CONSTRAINT ledger_transfers_pending_id_fkey FOREIGN KEY (pending_id) REFERENCES public.ledger_transfers(id);
-
-ALTER TABLE ONLY public.ledger_transfers
-    ADD CONSTRAINT ledger_transfers_resolved_by_fkey FOREIGN KEY (resolved_by) REFERENCES public.ledger_transfers(id);
-
-ALTER TABLE ONLY public.ledger_transfers
-    ADD CONSTRAINT ledger_transfers_reversed_id_fkey FOREIGN KEY (reversed_id) REFERENCES public.ledger_transfers(id);
+    ADD CONSTRAINT ledger_transfers_pending_fkey FOREIGN KEY (pending_id, home_tenant_id) REFERENCES public.ledger_transfers(id, home_tenant_id);
 
 ALTER TABLE ONLY public.members
     ADD CONSTRAINT members_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
@@ -2257,28 +2255,28 @@ ALTER TABLE ONLY public.phone_aliases
     ADD CONSTRAINT phone_aliases_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.policies
-    ADD CONSTRAINT policies_active_version_fkey FOREIGN KEY (active_version_id) REFERENCES public.policy_versions(id) DEFERRABLE INITIALLY DEFERRED;
+    ADD CONSTRAINT policies_active_version_fkey FOREIGN KEY (tenant_id, active_version_id) REFERENCES public.policy_versions(tenant_id, id) DEFERRABLE INITIALLY DEFERRED;
 
 ALTER TABLE ONLY public.policies
     ADD CONSTRAINT policies_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.policy_attachments
-    ADD CONSTRAINT policy_attachments_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+    ADD CONSTRAINT policy_attachments_policy_id_fkey FOREIGN KEY (tenant_id, policy_id) REFERENCES public.policies(tenant_id, id);
 
 ALTER TABLE ONLY public.policy_attachments
     ADD CONSTRAINT policy_attachments_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.policy_decisions
-    ADD CONSTRAINT policy_decisions_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+    ADD CONSTRAINT policy_decisions_policy_id_fkey FOREIGN KEY (tenant_id, policy_id) REFERENCES public.policies(tenant_id, id);
 
 ALTER TABLE ONLY public.policy_decisions
     ADD CONSTRAINT policy_decisions_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.policy_decisions
-    ADD CONSTRAINT policy_decisions_version_id_fkey FOREIGN KEY (version_id) REFERENCES public.policy_versions(id);
+    ADD CONSTRAINT policy_decisions_version_id_fkey FOREIGN KEY (tenant_id, version_id) REFERENCES public.policy_versions(tenant_id, id);
 
 ALTER TABLE ONLY public.policy_versions
-    ADD CONSTRAINT policy_versions_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+    ADD CONSTRAINT policy_versions_policy_id_fkey FOREIGN KEY (tenant_id, policy_id) REFERENCES public.policies(tenant_id, id);
 
 ALTER TABLE ONLY public.ramps
     ADD CONSTRAINT ramps_drip_id_fkey FOREIGN KEY (drip_id) REFERENCES public.drips(id);

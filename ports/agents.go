@@ -30,14 +30,15 @@ type AgentRepo interface {
 	// CreateCardSpend records the budget an authorization consumed; a second record for one
 	// authorization id is refused by the primary key (callers look it up first).
 	CreateCardSpend(ctx context.Context, s agent.CardSpend) error
-	// LockCardSpend returns the record of an authorization, locked; found is false when none.
-	LockCardSpend(ctx context.Context, authorizationID string) (s agent.CardSpend, found bool, err error)
+	// LockCardSpend returns the tenant's record of an authorization, locked; found is false
+	// when none.
+	LockCardSpend(ctx context.Context, tenantID, authorizationID string) (s agent.CardSpend, found bool, err error)
 	// AdjustCardSpend lowers a record's amount to what the authorization's capture took.
-	AdjustCardSpend(ctx context.Context, authorizationID string, amount int64) error
+	AdjustCardSpend(ctx context.Context, tenantID, authorizationID string, amount int64) error
 	// FindAgentCard returns the id of the card bound to the agent; found is false when none.
 	FindAgentCard(ctx context.Context, a agent.Agent) (cardID string, found bool, err error)
 	// ReleaseCardSpend marks a record released at the given time (once).
-	ReleaseCardSpend(ctx context.Context, authorizationID string, at time.Time) error
+	ReleaseCardSpend(ctx context.Context, tenantID, authorizationID string, at time.Time) error
 	// ListActivity returns up to limit timeline items of the agent strictly before cursor
 	// (nil: from the newest), newest first.
 	ListActivity(ctx context.Context, a agent.Agent, before *agent.Cursor, limit int) ([]agent.ActivityItem, error)

@@ -31,10 +31,11 @@ type CardRepo interface {
 	UpdateCard(ctx context.Context, c card.Card) error
 	ListCards(ctx context.Context, tenantID string, env core.Environment, page Page) ([]card.Card, int, error)
 
-	// WindowSpend is what the card consumed in the three windows (zero for a window with no row).
-	WindowSpend(ctx context.Context, cardID string, w card.Windows) (card.Spend, error)
+	// WindowSpend is what the tenant's card consumed in the three windows (zero for a window
+	// with no row).
+	WindowSpend(ctx context.Context, tenantID, cardID string, w card.Windows) (card.Spend, error)
 	// AddWindowSpend adds delta (negative to credit back) to each of the three windows.
-	AddWindowSpend(ctx context.Context, cardID string, w card.Windows, delta int64) error
+	AddWindowSpend(ctx context.Context, tenantID, cardID string, w card.Windows, delta int64) error
 
 	CreateAuthorization(ctx context.Context, a card.Authorization) error
 	// CreateSpendingAuthorization creates an approved authorization, adds its amount to its
@@ -43,17 +44,19 @@ type CardRepo interface {
 	CreateSpendingAuthorization(ctx context.Context, a card.Authorization, announce event.Event) error
 	// FindAuthorization: another tenant's or environment's is CARD_AUTHORIZATION_NOT_FOUND.
 	FindAuthorization(ctx context.Context, tenantID string, env core.Environment, id string) (card.Authorization, error)
-	// LockAuthorizationByID locks an authorization by id alone (the settlement job).
-	LockAuthorizationByID(ctx context.Context, id string) (card.Authorization, error)
+	// LockAuthorizationByID locks an authorization of the tenant by id, in any environment
+	// (the settlement job, which carries the tenant so it asks one shard group).
+	LockAuthorizationByID(ctx context.Context, tenantID, id string) (card.Authorization, error)
 	UpdateAuthorization(ctx context.Context, a card.Authorization) error
 	// OpenApprovals lists up to limit authorizations of every tenant still APPROVED and created
 	// before createdBefore, oldest first (the expiry pass).
 	OpenApprovals(ctx context.Context, createdBefore time.Time, limit int) ([]card.Authorization, error)
 	// StaleSettlements lists up to limit authorizations whose on-chain settlement is PENDING or
-	// SUBMITTED and was last updated before before, oldest first (the settlement sweep).
-	StaleSettlements(ctx context.Context, before time.Time, limit int) ([]string, error)
-	// ListAuthorizations lists a card's authorizations, newest first.
-	ListAuthorizations(ctx context.Context, cardID string, page Page) ([]card.Authorization, int, error)
+	// SUBMITTED and was last updated before before, oldest first (the settlement sweep, across
+	// tenants: it asks every shard at the sweep's pace).
+	StaleSettlements(ctx context.Context, before time.Time, limit int) ([]TenantRow, error)
+	// ListAuthorizations lists a tenant's card's authorizations, newest first.
+	ListAuthorizations(ctx context.Context, tenantID, cardID string, page Page) ([]card.Authorization, int, error)
 }
 
 // CardDecisionRows are what LockCardForDecision reads.
@@ -61,4 +64,11 @@ type CardDecisionRows struct {
 	Card           card.Card
 	Spent          card.Spend
 	PolicyAttached bool // an active policy attachment names the card, its wallet or its agent
+}
+
+// TenantRow names one row of a tenant-owned table found by a pass across tenants: the tenant
+// routes every later statement about it to the tenant's shard group.
+type TenantRow struct {
+	TenantID string
+	ID       string
 }

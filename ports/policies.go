@@ -22,25 +22,27 @@ type PolicyRepo interface {
 	// UpdatePolicy saves status, archivedAt and the active pointer.
 	UpdatePolicy(ctx context.Context, p policy.Policy) error
 
-	// CreateVersion appends a version; versions are never updated or deleted.
-	CreateVersion(ctx context.Context, v policy.Version) error
-	FindVersion(ctx context.Context, policyID, versionID string) (policy.Version, error)
-	// ListVersions lists a policy's versions, oldest first.
-	ListVersions(ctx context.Context, policyID string, page Page) ([]policy.Version, int, error)
+	// CreateVersion appends a version of the tenant's policy; versions are never updated or
+	// deleted.
+	CreateVersion(ctx context.Context, tenantID string, v policy.Version) error
+	FindVersion(ctx context.Context, tenantID, policyID, versionID string) (policy.Version, error)
+	// ListVersions lists a tenant's policy's versions, oldest first.
+	ListVersions(ctx context.Context, tenantID, policyID string, page Page) ([]policy.Version, int, error)
 
 	// CreateAttachment attaches; a subject that already has an active attachment answers
 	// POLICY_SUBJECT_ATTACHED with details.attachmentId and details.policyId.
 	CreateAttachment(ctx context.Context, a policy.Attachment) error
 	// LockAttachment loads and locks an attachment (active or detached) of the tenant.
 	LockAttachment(ctx context.Context, tenantID string, env core.Environment, id string) (policy.Attachment, error)
-	// ListAttachments lists a policy's active attachments, oldest first (bounded by limit).
-	ListAttachments(ctx context.Context, policyID string, limit int) ([]policy.Attachment, error)
+	// ListAttachments lists a tenant's policy's active attachments, oldest first (bounded by
+	// limit).
+	ListAttachments(ctx context.Context, tenantID, policyID string, limit int) ([]policy.Attachment, error)
 	// FindSubjectAttachment is the subject's active attachment, or ok=false.
 	FindSubjectAttachment(ctx context.Context, tenantID string, env core.Environment, t policy.SubjectType, subjectID string) (policy.Attachment, bool, error)
-	// Detach sets detachedAt on one active attachment.
-	Detach(ctx context.Context, id string, at time.Time) error
-	// DetachAll detaches every active attachment of a policy and returns how many.
-	DetachAll(ctx context.Context, policyID string, at time.Time) (int, error)
+	// Detach sets detachedAt on one active attachment of the tenant.
+	Detach(ctx context.Context, tenantID, id string, at time.Time) error
+	// DetachAll detaches every active attachment of a tenant's policy and returns how many.
+	DetachAll(ctx context.Context, tenantID, policyID string, at time.Time) (int, error)
 
 	CreateDecision(ctx context.Context, d policy.Decision) error
 	FindDecision(ctx context.Context, tenantID string, env core.Environment, id string) (policy.Decision, error)

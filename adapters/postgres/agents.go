@@ -18,7 +18,7 @@ var errAgentNotFound = core.NotFound(agent.CodeNotFound, "agent")
 type agentModel struct {
 	bun.BaseModel  `bun:"table:agents"`
 	ID             string     `bun:"id,pk"`
-	TenantID       string     `bun:"tenant_id"`
+	TenantID       string     `bun:"tenant_id,pk"`
 	Environment    string     `bun:"environment"`
 	Name           string     `bun:"name"`
 	Status         string     `bun:"status"`
@@ -119,7 +119,7 @@ SELECT COALESCE(SUM(amount_base_units) FILTER (WHERE updated_at >= ?), 0),
        COALESCE(SUM(amount_base_units) FILTER (WHERE updated_at >= ?), 0)
 FROM safe_payments
 WHERE tenant_id = ? AND environment = ? AND source_wallet_id = ? AND status = 'COMPLETED' AND updated_at >= ?
-  AND NOT EXISTS (SELECT 1 FROM agent_card_spend r WHERE r.authorization_id = safe_payments.id)`,
+  AND NOT EXISTS (SELECT 1 FROM agent_card_spend r WHERE r.tenant_id = safe_payments.tenant_id AND r.authorization_id = safe_payments.id)`,
 			w.Day, w.Week, w.Month, a.TenantID, a.Environment, a.WalletID, earliest(w)).Scan(ctx, &spent.Day, &spent.Week, &spent.Month)
 		if err != nil {
 			return agent.Spent{}, err
@@ -131,10 +131,10 @@ SELECT COALESCE(SUM(s.amount_base_units) FILTER (WHERE s.day_start = ?), 0),
        COALESCE(SUM(s.amount_base_units) FILTER (WHERE s.week_start = ?), 0),
        COALESCE(SUM(s.amount_base_units) FILTER (WHERE s.month_start = ?), 0)
 FROM agent_card_spend s
-LEFT JOIN safe_payments p ON p.id = s.authorization_id
-WHERE s.agent_id = ? AND s.released_at IS NULL AND (s.month_start = ? OR s.week_start = ?)
+LEFT JOIN safe_payments p ON p.tenant_id = s.tenant_id AND p.id = s.authorization_id
+WHERE s.tenant_id = ? AND s.agent_id = ? AND s.released_at IS NULL AND (s.month_start = ? OR s.week_start = ?)
   AND (s.authorization_id NOT LIKE ? OR p.status NOT IN ('FAILED', 'CANCELLED'))`,
-		w.Day, w.Week, w.Month, a.ID, w.Month, w.Week, core.PrefixPayment+`\_%`).Scan(ctx, &reserved.Day, &reserved.Week, &reserved.Month)
+		w.Day, w.Week, w.Month, a.TenantID, a.ID, w.Month, w.Week, core.PrefixPayment+`\_%`).Scan(ctx, &reserved.Day, &reserved.Week, &reserved.Month)
 	if err != nil {
 		return agent.Spent{}, err
 	}
@@ -153,7 +153,7 @@ type agentCardSpendModel struct {
 	bun.BaseModel   `bun:"table:agent_card_spend"`
 	AuthorizationID string     `bun:"authorization_id,pk"`
 	AgentID         string     `bun:"agent_id"`
-	TenantID        string     `bun:"tenant_id"`
+	TenantID        string     `bun:"tenant_id,pk"`
 	Environment     string     `bun:"environment"`
 	AmountBaseUnits int64      `bun:"amount_base_units"`
 	DayStart        time.Time  `bun:"day_start"`
@@ -171,9 +171,9 @@ func (r agentRepo) CreateCardSpend(ctx context.Context, s agent.CardSpend) error
 	return err
 }
 
-func (r agentRepo) LockCardSpend(ctx context.Context, authorizationID string) (agent.CardSpend, bool, error) {
+func (r agentRepo) LockCardSpend(ctx context.Context, tenantID, authorizationID string) (agent.CardSpend, bool, error) {
 	var m agentCardSpendModel
-	err := r.db.NewSelect().Model(&m).Where("authorization_id = ?", authorizationID).For("UPDATE").Scan(ctx)
+	err := r.db.NewSelect().Model(&m).Where("tenant_id = ? AND authorization_id = ?", tenantID, authorizationID).For("UPDATE").Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return agent.CardSpend{}, false, nil
 	}
@@ -186,9 +186,9 @@ func (r agentRepo) LockCardSpend(ctx context.Context, authorizationID string) (a
 		ConsumedAt: m.ConsumedAt.UTC(), ReleasedAt: utcPtr(m.ReleasedAt)}, true, nil
 }
 
-func (r agentRepo) AdjustCardSpend(ctx context.Context, authorizationID string, amount int64) error {
+func (r agentRepo) AdjustCardSpend(ctx context.Context, tenantID, authorizationID string, amount int64) error {
 	_, err := r.db.NewUpdate().Model((*agentCardSpendModel)(nil)).Set("amount_base_units = ?", amount).
-		Where("authorization_id = ? AND released_at IS NULL", authorizationID).Exec(ctx)
+		Where("tenant_id = ? AND authorization_id = ? AND released_at IS NULL", tenantID, authorizationID).Exec(ctx)
 	return err
 }
 
@@ -203,9 +203,9 @@ func (r agentRepo) FindAgentCard(ctx context.Context, a agent.Agent) (string, bo
 	return ids[0], true, nil
 }
 
-func (r agentRepo) ReleaseCardSpend(ctx context.Context, authorizationID string, at time.Time) error {
+func (r agentRepo) ReleaseCardSpend(ctx context.Context, tenantID, authorizationID string, at time.Time) error {
 	_, err := r.db.NewUpdate().Model((*agentCardSpendModel)(nil)).Set("released_at = COALESCE(released_at, ?)", at).
-		Where("authorization_id = ?", authorizationID).Exec(ctx)
+		Where("tenant_id = ? AND authorization_id = ?", tenantID, authorizationID).Exec(ctx)
 	return err
 }
 
@@ -239,7 +239,7 @@ SELECT * FROM (
     UNION ALL
     SELECT 'card_authorization', ca.id, ca.created_at, ca.amount_base_units, ca.status,
            ca.decline_reason, NULL::text, ca.policy_id, ca.card_id
-    FROM card_authorizations ca JOIN cards c ON c.id = ca.card_id
+    FROM card_authorizations ca JOIN cards c ON c.tenant_id = ca.tenant_id AND c.id = ca.card_id
     WHERE c.tenant_id = ? AND c.environment = ? AND c.agent_id = ?
     UNION ALL
     SELECT 'policy_decision', id, created_at, amount_base_units, CASE WHEN allow THEN 'ALLOW' ELSE 'DENY' END,

@@ -20,7 +20,7 @@ import (
 type cardholderModel struct {
 	bun.BaseModel `bun:"table:cardholders"`
 	ID            string    `bun:"id,pk"`
-	TenantID      string    `bun:"tenant_id"`
+	TenantID      string    `bun:"tenant_id,pk"`
 	Environment   string    `bun:"environment"`
 	Name          string    `bun:"name"`
 	Email         string    `bun:"email"`
@@ -35,7 +35,7 @@ func (m cardholderModel) domain() (card.Cardholder, error) {
 type cardModel struct {
 	bun.BaseModel        `bun:"table:cards"`
 	ID                   string          `bun:"id,pk"`
-	TenantID             string          `bun:"tenant_id"`
+	TenantID             string          `bun:"tenant_id,pk"`
 	Environment          string          `bun:"environment"`
 	Funding              string          `bun:"funding"`
 	WalletID             *string         `bun:"wallet_id"`
@@ -118,7 +118,7 @@ func (m cardModel) domain() (card.Card, error) {
 type cardAuthorizationModel struct {
 	bun.BaseModel     `bun:"table:card_authorizations"`
 	ID                string    `bun:"id,pk"`
-	TenantID          string    `bun:"tenant_id"`
+	TenantID          string    `bun:"tenant_id,pk"`
 	Environment       string    `bun:"environment"`
 	CardID            string    `bun:"card_id"`
 	AmountBaseUnits   int64     `bun:"amount_base_units"`
@@ -263,13 +263,13 @@ func (r cardRepo) ListCards(ctx context.Context, tenantID string, env core.Envir
 	return out, int(total), err
 }
 
-func (r cardRepo) WindowSpend(ctx context.Context, cardID string, w card.Windows) (card.Spend, error) {
+func (r cardRepo) WindowSpend(ctx context.Context, tenantID, cardID string, w card.Windows) (card.Spend, error) {
 	var rows []struct {
 		Key   string `bun:"window_key"`
 		Spent int64  `bun:"spent_base_units"`
 	}
 	err := r.db.NewSelect().Table("card_spend_windows").Column("window_key", "spent_base_units").
-		Where("card_id = ? AND window_key IN (?, ?, ?)", cardID, w.Day, w.Week, w.Month).Scan(ctx, &rows)
+		Where("tenant_id = ? AND card_id = ? AND window_key IN (?, ?, ?)", tenantID, cardID, w.Day, w.Week, w.Month).Scan(ctx, &rows)
 	if err != nil {
 		return card.Spend{}, err
 	}
@@ -287,18 +287,24 @@ func (r cardRepo) WindowSpend(ctx context.Context, cardID string, w card.Windows
 	return s, nil
 }
 
-func (r cardRepo) AddWindowSpend(ctx context.Context, cardID string, w card.Windows, delta int64) error {
+// addWindowSpendSQL adds an amount to a card's three windows, creating the rows it lacks. Its
+// rows are VALUES naming the tenant (not a set-returning function), so on Citus the insert, and
+// the statement it ends in CreateSpendingAuthorization, route to the tenant's shard. The casts
+// keep each parameter typed when Citus re-plans the statement for the shard.
+const addWindowSpendSQL = `INSERT INTO card_spend_windows (tenant_id, card_id, window_key, spent_base_units)
+		VALUES (?::text, ?::text, ?::text, ?::bigint), (?::text, ?::text, ?::text, ?::bigint), (?::text, ?::text, ?::text, ?::bigint)
+		ON CONFLICT (tenant_id, card_id, window_key) DO UPDATE SET spent_base_units = card_spend_windows.spent_base_units + EXCLUDED.spent_base_units`
+
+func (r cardRepo) AddWindowSpend(ctx context.Context, tenantID, cardID string, w card.Windows, delta int64) error {
 	if delta < 0 {
 		// A credit gives back what an approval added: the rows exist, and the check keeps a
 		// window from going below zero.
 		_, err := r.db.NewRaw(`UPDATE card_spend_windows SET spent_base_units = spent_base_units + ?
-			WHERE card_id = ? AND window_key IN (?, ?, ?)`, delta, cardID, w.Day, w.Week, w.Month).Exec(ctx)
+			WHERE tenant_id = ? AND card_id = ? AND window_key IN (?, ?, ?)`, delta, tenantID, cardID, w.Day, w.Week, w.Month).Exec(ctx)
 		return err
 	}
-	_, err := r.db.NewRaw(`INSERT INTO card_spend_windows (card_id, window_key, spent_base_units)
-		SELECT ?, k, ? FROM unnest(ARRAY[?, ?, ?]::text[]) AS k
-		ON CONFLICT (card_id, window_key) DO UPDATE SET spent_base_units = card_spend_windows.spent_base_units + EXCLUDED.spent_base_units`,
-		cardID, delta, w.Day, w.Week, w.Month).Exec(ctx)
+	_, err := r.db.NewRaw(addWindowSpendSQL, tenantID, cardID, w.Day, delta, tenantID, cardID, w.Week, delta,
+		tenantID, cardID, w.Month, delta).Exec(ctx)
 	return err
 }
 
@@ -320,12 +326,10 @@ func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Author
 		return fmt.Errorf("event %s: data: %w", announce.ID, err)
 	}
 	m := cardAuthorizationFromDomain(a)
-	_, err = r.db.NewRaw(`WITH created AS (?), announced AS (?)
-		INSERT INTO card_spend_windows (card_id, window_key, spent_base_units)
-		SELECT ?, k, ? FROM unnest(ARRAY[?, ?, ?]::text[]) AS k
-		ON CONFLICT (card_id, window_key) DO UPDATE SET spent_base_units = card_spend_windows.spent_base_units + EXCLUDED.spent_base_units`,
+	_, err = r.db.NewRaw(`WITH created AS (?), announced AS (?) `+addWindowSpendSQL,
 		r.db.NewInsert().Model(&m), recordEventQuery(r.db, announce, data),
-		a.CardID, a.Amount, a.Windows.Day, a.Windows.Week, a.Windows.Month).Exec(ctx)
+		a.TenantID, a.CardID, a.Windows.Day, a.Amount, a.TenantID, a.CardID, a.Windows.Week, a.Amount,
+		a.TenantID, a.CardID, a.Windows.Month, a.Amount).Exec(ctx)
 	return err
 }
 
@@ -333,8 +337,8 @@ func (r cardRepo) FindAuthorization(ctx context.Context, tenantID string, env co
 	return oneRow[card.Authorization, cardAuthorizationModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id), errAuthorizationNotFound)
 }
 
-func (r cardRepo) LockAuthorizationByID(ctx context.Context, id string) (card.Authorization, error) {
-	return oneRow[card.Authorization, cardAuthorizationModel](ctx, r.db.NewSelect().Where("id = ?", id).For("UPDATE"), errAuthorizationNotFound)
+func (r cardRepo) LockAuthorizationByID(ctx context.Context, tenantID, id string) (card.Authorization, error) {
+	return oneRow[card.Authorization, cardAuthorizationModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND id = ?", tenantID, id).For("UPDATE"), errAuthorizationNotFound)
 }
 
 func (r cardRepo) UpdateAuthorization(ctx context.Context, a card.Authorization) error {
@@ -343,12 +347,19 @@ func (r cardRepo) UpdateAuthorization(ctx context.Context, a card.Authorization)
 	return err
 }
 
-func (r cardRepo) StaleSettlements(ctx context.Context, before time.Time, limit int) ([]string, error) {
-	var ids []string
-	err := r.db.NewSelect().Table("card_authorizations").Column("id").
+func (r cardRepo) StaleSettlements(ctx context.Context, before time.Time, limit int) ([]ports.TenantRow, error) {
+	var rows []struct {
+		TenantID string `bun:"tenant_id"`
+		ID       string `bun:"id"`
+	}
+	err := r.db.NewSelect().Table("card_authorizations").Column("tenant_id", "id").
 		Where("settlement_status IN ('PENDING', 'SUBMITTED') AND updated_at < ?", before).
-		OrderExpr("updated_at").Limit(int64(limit)).Scan(ctx, &ids)
-	return ids, err
+		OrderExpr("updated_at").Limit(int64(limit)).Scan(ctx, &rows)
+	out := make([]ports.TenantRow, 0, len(rows))
+	for _, row := range rows {
+		out = append(out, ports.TenantRow{TenantID: row.TenantID, ID: row.ID})
+	}
+	return out, err
 }
 
 func (r cardRepo) OpenApprovals(ctx context.Context, createdBefore time.Time, limit int) ([]card.Authorization, error) {
@@ -361,9 +372,9 @@ func (r cardRepo) OpenApprovals(ctx context.Context, createdBefore time.Time, li
 	return domainRows[card.Authorization](rows)
 }
 
-func (r cardRepo) ListAuthorizations(ctx context.Context, cardID string, page ports.Page) ([]card.Authorization, int, error) {
+func (r cardRepo) ListAuthorizations(ctx context.Context, tenantID, cardID string, page ports.Page) ([]card.Authorization, int, error) {
 	var rows []cardAuthorizationModel
-	total, err := r.db.NewSelect().Model(&rows).Where("card_id = ?", cardID).
+	total, err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND card_id = ?", tenantID, cardID).
 		OrderExpr("id DESC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
 	if err != nil {
 		return nil, 0, err

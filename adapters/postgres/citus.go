@@ -79,7 +79,13 @@ var CitusPlan = concatPlans(
 		// members is already distributed.
 		dist("members"), dist("api_keys"),
 		// Events and the webhook family: the fan-out claims each tenant's events on its shard.
-		dist("events"), dist("webhook_endpoints"), dist("webhook_deliveries"), dist("webhook_attempts")},
+		dist("events"), dist("webhook_endpoints"), dist("webhook_deliveries"), dist("webhook_attempts"),
+		// Cards: a card's decision (its lock, windows and event) on one shard group. Each table
+		// after the ones it keys to.
+		dist("cardholders"), dist("cards"), dist("card_authorizations"), dist("card_spend_windows"),
+		// Policies: a gate's reads and its decision log. policies and policy_versions key to
+		// each other; the one placed first gets its key back once the other is placed.
+		dist("policies"), dist("policy_versions"), dist("policy_attachments"), dist("policy_decisions")},
 	// The unscoped lookups (API key by public id, invite by token hash, a user's memberships):
 	// distributed by the looked-up value, so each lookup asks one shard.
 	[]TablePlacement{lookup("tenant_lookups", "lookup_key")},
@@ -99,10 +105,11 @@ var CitusPlan = concatPlans(
 		// The phone-alias code budgets count per phone number and per client IP across tenants:
 		// a limits table like rate_limit_*, not a tenant's rows.
 		coord("phone_alias_attempts")},
+	// agents and agent_card_spend have their tenant keys, but the spend sums join
+	// agent_card_spend with safe_payments, so they move with the wallets family.
+	pending(Distributed, "agents", "agent_card_spend"),
 	pending(Distributed, "tenants",
-		"wallets", "handles", "drips", "ramps", "safe_payments", "cardholders", "cards", "card_authorizations",
-		"card_spend_windows", "agent_card_spend", "agents", "policies", "policy_versions", "policy_attachments",
-		"policy_decisions", "treasury_accounts", "treasury_buckets", "treasury_rules", "treasury_sweeps",
+		"wallets", "handles", "drips", "ramps", "safe_payments", "treasury_accounts", "treasury_buckets", "treasury_rules", "treasury_sweeps",
 		"invoices", "bills", "checkouts", "checkout_refunds", "phone_aliases", "payout_destinations", "sms_messages",
 		"offramp_payments", "route_quotes", "offramp_returns", "offramp_hold_rechecks", "offramp_review_approvals",
 		"offramp_claims", "offramp_claim_links", "offramp_claim_challenges", "offramp_escrow_events",
@@ -151,6 +158,11 @@ func Distribute(ctx context.Context, url string) (bool, error) {
 		return true, err
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, distributeLock) //nolint:errcheck // the session ends anyway
+	// policy_versions keeps its rows immutable with a row trigger that only raises: safe on a
+	// shard, but Citus distributes a table with triggers only when told so.
+	if _, err := conn.ExecContext(ctx, `SET citus.enable_unsafe_triggers = on`); err != nil {
+		return true, err
+	}
 	var deferred []foreignKey
 	for _, p := range CitusPlan {
 		keys, err := place(ctx, conn, p)
@@ -171,10 +183,10 @@ func Distribute(ctx context.Context, url string) (bool, error) {
 // foreignKey is one foreign key constraint, as pg_get_constraintdef gives it.
 type foreignKey struct{ table, name, def string }
 
-// place puts one table where the plan says, unless Citus already knows it. A foreign key to it
-// from a table of the same family not yet distributed (an API key's creating member) is
-// dropped first, since Citus refuses a local table's key to a distributed one, and returned to
-// be added back once the whole plan is placed.
+// place puts one table where the plan says, unless Citus already knows it. A foreign key
+// between it and a table of the same family not yet distributed (an API key's creating member,
+// a policy's active version) is dropped first, since Citus refuses a key between a local and a
+// distributed table, and returned to be added back once the whole plan is placed.
 func place(ctx context.Context, conn *sql.Conn, p TablePlacement) ([]foreignKey, error) {
 	if p.Placement == Local {
 		return nil, nil
@@ -184,10 +196,12 @@ func place(ctx context.Context, conn *sql.Conn, p TablePlacement) ([]foreignKey,
 		p.Table).Scan(&known); err != nil || known {
 		return nil, err
 	}
-	if err := dropForeignKeysToLocal(ctx, conn, p.Table); err != nil {
-		return nil, err
+	deferred, err := dropForeignKeysToLocal(ctx, conn, p.Table)
+	if err != nil {
+		return deferred, err
 	}
-	deferred, err := deferForeignKeysFromLocal(ctx, conn, p.Table)
+	from, err := deferForeignKeysFromLocal(ctx, conn, p.Table)
+	deferred = append(deferred, from...)
 	if err != nil {
 		return deferred, err
 	}
@@ -256,36 +270,54 @@ func deferForeignKeysFromLocal(ctx context.Context, conn *sql.Conn, table string
 	return dropped, nil
 }
 
-// dropForeignKeysToLocal drops table's foreign keys to tables that stay local on the
-// coordinator (tenants and agents, today): Citus cannot enforce a key from shards on the
-// workers to a table only the coordinator holds. The rows referenced are never deleted. A key
-// to the table itself (an API key's creating key) stays: it is distributed with the table.
-func dropForeignKeysToLocal(ctx context.Context, conn *sql.Conn, table string) error {
-	rows, err := conn.QueryContext(ctx, `SELECT c.conname FROM pg_constraint c
+// dropForeignKeysToLocal drops table's foreign keys to tables not yet placed: Citus cannot
+// enforce a key from shards on the workers to a table only the coordinator holds. A key to a
+// table the plan distributes later (a policy's active version, before policy_versions moves)
+// is returned to be added back once the whole plan is placed; a key to a table staying local
+// (tenants, today) is dropped for good, and the rows it referenced are never deleted. A key to
+// the table itself (an API key's creating key) stays: it is distributed with the table.
+func dropForeignKeysToLocal(ctx context.Context, conn *sql.Conn, table string) ([]foreignKey, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT c.conname, c.confrelid::regclass::text, pg_get_constraintdef(c.oid)
+		FROM pg_constraint c
 		WHERE c.contype = 'f' AND c.conrelid = $1::regclass AND c.confrelid <> c.conrelid
 		AND NOT EXISTS (SELECT 1 FROM pg_dist_partition d WHERE d.logicalrelid = c.confrelid)`, table)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var names []string
+	type key struct{ name, target, def string }
+	var keys []key
 	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
+		var k key
+		if err := rows.Scan(&k.name, &k.target, &k.def); err != nil {
 			rows.Close()
-			return err
+			return nil, err
 		}
-		names = append(names, n)
+		keys = append(keys, k)
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return err
+		return nil, err
 	}
-	for _, n := range names {
-		q := fmt.Sprintf(`ALTER TABLE %s DROP CONSTRAINT %s`, quoteIdent(table), quoteIdent(n))
+	var deferred []foreignKey
+	for _, k := range keys {
+		q := fmt.Sprintf(`ALTER TABLE %s DROP CONSTRAINT %s`, quoteIdent(table), quoteIdent(k.name))
 		if _, err := conn.ExecContext(ctx, q); err != nil {
-			return err
+			return deferred, err
+		}
+		if plannedDistributed(k.target) {
+			deferred = append(deferred, foreignKey{table: table, name: k.name, def: k.def})
 		}
 	}
-	return nil
+	return deferred, nil
+}
+
+// plannedDistributed reports whether the plan makes table a distributed table.
+func plannedDistributed(table string) bool {
+	for _, p := range CitusPlan {
+		if p.Table == table {
+			return p.Placement == Distributed
+		}
+	}
+	return false
 }
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }

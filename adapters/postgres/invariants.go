@@ -86,7 +86,7 @@ var invariantQueries = []invariantQuery{
 	// environment and asset sums to zero in total.
 	{"trial-balance-per-tenant", `WITH acct AS (
 			SELECT a.id, a.environment, a.asset, a.home_tenant_id AS grp, b.posted
-			FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id),
+			FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id AND b.home_tenant_id = a.home_tenant_id),
 		crossing AS (
 			SELECT t.id, t.sequence, t.created_at FROM ledger_transfers t
 			CROSS JOIN LATERAL unnest(t.posting_accounts) AS l (account_id) JOIN acct a ON a.id = l.account_id
@@ -105,9 +105,37 @@ var invariantQueries = []invariantQuery{
 	// Every transfer lands on one home's rows (one shard group on Citus): money between
 	// tenants is two legs (cross-tenant-legs), the sweeps are the one planned exception.
 	{"single-home-transfers", multiHomeTransfersQuery},
-	{"card-holds-whole", `SELECT 'card authorization ' || a.id || ' is ' || a.status || ' but its hold transfer ' || coalesce(a.hold_transfer_id, '(none)') || ' is missing'
-		FROM card_authorizations a WHERE a.status <> 'DECLINED'
-		AND NOT EXISTS (SELECT 1 FROM ledger_transfers t WHERE t.id = a.hold_transfer_id)`},
+	// The ledger's keys carry the home tenant (migration 000067), so on Citus each row lives in
+	// its home's shard group and a constraint holds within one home only. What a key across homes
+	// held before is checked here: a reference names one account and one transfer whatever their
+	// homes, a reversal's target and a transfer's resolving one exist (a reversal's home may be
+	// another), and a posting lives with its account.
+	{"ledger-keys-across-homes", `SELECT 'account reference ' || environment || ' ' || asset || ' ' || reference || ' is in '
+			|| count(*) || ' homes (' || string_agg(quote_literal(home_tenant_id), ', ' ORDER BY home_tenant_id) || ')'
+		FROM ledger_accounts GROUP BY environment, asset, reference HAVING count(*) > 1
+		UNION ALL
+		SELECT 'transfer reference ' || environment || ' ' || reference || ' is in ' || count(*) || ' homes ('
+			|| string_agg(quote_literal(home_tenant_id), ', ' ORDER BY home_tenant_id) || ')'
+		FROM ledger_transfers GROUP BY environment, reference HAVING count(*) > 1
+		UNION ALL
+		SELECT 'reversal ' || t.id || ' reverses ' || t.reversed_id || ', which does not exist'
+		FROM ledger_transfers t WHERE t.reversed_id IS NOT NULL
+		AND NOT EXISTS (SELECT 1 FROM ledger_transfers x WHERE x.id = t.reversed_id)
+		UNION ALL
+		SELECT 'transfer ' || t.id || ' is resolved by ' || t.resolved_by || ', which does not exist'
+		FROM ledger_transfers t WHERE t.resolved_by IS NOT NULL
+		AND NOT EXISTS (SELECT 1 FROM ledger_transfers x WHERE x.id = t.resolved_by)
+		UNION ALL
+		SELECT 'posting of transfer ' || p.transfer_id || ' on ' || p.account_id || ' lives in home '
+			|| quote_literal(p.home_tenant_id) || ', its account in ' || coalesce(quote_literal(a.home_tenant_id), 'none')
+		FROM ledger_postings p LEFT JOIN ledger_accounts a ON a.id = p.account_id
+		WHERE a.home_tenant_id IS DISTINCT FROM p.home_tenant_id`},
+	// The authorizations are read first (a materialized CTE): on Citus they are distributed
+	// and the ledger's transfers are not, and Citus joins the two only through such a result.
+	{"card-holds-whole", `WITH a AS MATERIALIZED (SELECT id, status, hold_transfer_id FROM card_authorizations
+			WHERE status <> 'DECLINED')
+		SELECT 'card authorization ' || a.id || ' is ' || a.status || ' but its hold transfer ' || coalesce(a.hold_transfer_id, '(none)') || ' is missing'
+		FROM a WHERE NOT EXISTS (SELECT 1 FROM ledger_transfers t WHERE t.id = a.hold_transfer_id)`},
 }
 
 // CheckInvariants runs `corridor check`: the ledger's own verification (trial balance per

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -141,6 +142,11 @@ func (r ledgerRepo) OpenAccounts(ctx context.Context, now time.Time, specs ...le
 		if found, err = r.accountsByReference(ctx, specs); err != nil {
 			return nil, err
 		}
+		if len(found) < len(specs) { // a reference taken in another home: answered as a conflict below
+			if found, err = r.accountsByReferenceAnyHome(ctx, specs); err != nil {
+				return nil, err
+			}
+		}
 	}
 	out := make([]ledger.Account, len(specs))
 	for i, spec := range specs {
@@ -157,6 +163,18 @@ func (r ledgerRepo) OpenAccounts(ctx context.Context, now time.Time, specs ...le
 	return out, nil
 }
 
+const accountsByReferenceAnyHomeSQL = `
+SELECT ` + accountColumns + `
+FROM ledger_accounts a
+JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(environment, asset, reference)
+  ON a.environment = k.environment AND a.asset = k.asset AND a.reference = k.reference`
+
+// specHome is the home (ledger.Account.Home) of the account spec opens: with the reference,
+// it names the account's row, so the lookup is routed to the home's shard on Citus.
+func specHome(s ledger.AccountSpec) string {
+	return ledger.Account{TenantID: s.TenantID, Reference: s.Reference}.Home()
+}
+
 type accountKey struct {
 	env              core.Environment
 	asset, reference string
@@ -169,20 +187,37 @@ func accountKeyOf(s ledger.AccountSpec) accountKey {
 const accountsByReferenceSQL = `
 SELECT ` + accountColumns + `
 FROM ledger_accounts a
-JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(environment, asset, reference)
-  ON a.environment = k.environment AND a.asset = k.asset AND a.reference = k.reference`
+JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(environment, asset, reference, home)
+  ON a.environment = k.environment AND a.asset = k.asset AND a.reference = k.reference
+  AND a.home_tenant_id = k.home`
 
 func (r ledgerRepo) accountsByReference(ctx context.Context, specs []ledger.AccountSpec) (map[accountKey]ledger.Account, error) {
+	envs, assets, refs := make([]string, len(specs)), make([]string, len(specs)), make([]string, len(specs))
+	homes := make([]string, len(specs))
+	for i, s := range specs {
+		envs[i], assets[i], refs[i], homes[i] = string(s.Environment), s.Asset, s.Reference, specHome(s)
+	}
+	rows, err := r.q.QueryContext(ctx, accountsByReferenceSQL, envs, assets, refs, homes)
+	return r.scanFoundAccounts(ctx, rows, err, len(specs))
+}
+
+// accountsByReferenceAnyHome finds accounts by reference whatever their home: only after an
+// opener found a reference taken in none of its homes, which is another tenant's account.
+func (r ledgerRepo) accountsByReferenceAnyHome(ctx context.Context, specs []ledger.AccountSpec) (map[accountKey]ledger.Account, error) {
 	envs, assets, refs := make([]string, len(specs)), make([]string, len(specs)), make([]string, len(specs))
 	for i, s := range specs {
 		envs[i], assets[i], refs[i] = string(s.Environment), s.Asset, s.Reference
 	}
-	rows, err := r.q.QueryContext(ctx, accountsByReferenceSQL, envs, assets, refs)
+	rows, err := r.q.QueryContext(ctx, accountsByReferenceAnyHomeSQL, envs, assets, refs)
+	return r.scanFoundAccounts(ctx, rows, err, len(specs))
+}
+
+func (r ledgerRepo) scanFoundAccounts(ctx context.Context, rows *sql.Rows, err error, n int) (map[accountKey]ledger.Account, error) {
 	if err != nil {
 		return nil, ledgerError("find accounts", err)
 	}
 	defer rows.Close()
-	out := make(map[accountKey]ledger.Account, len(specs))
+	out := make(map[accountKey]ledger.Account, n)
 	for rows.Next() {
 		a, err := scanAccount(rows)
 		if err != nil {
@@ -203,10 +238,10 @@ WITH ins AS (
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bool[], $9::text[])
          AS k(id, environment, asset, tenant_id, kind, reference, non_negative, home)
     ORDER BY k.environment, k.asset, k.reference
-    ON CONFLICT (environment, asset, reference) DO NOTHING
-    RETURNING id, non_negative
+    ON CONFLICT DO NOTHING
+    RETURNING id, non_negative, home_tenant_id
 )
-INSERT INTO ledger_balances (account_id, non_negative) SELECT id, non_negative FROM ins`
+INSERT INTO ledger_balances (account_id, non_negative, home_tenant_id) SELECT id, non_negative, home_tenant_id FROM ins`
 
 // insertAccounts creates the accounts of specs missing from found, validated as NewAccount
 // validates them. Rows are inserted in reference order so two openers never wait on each
@@ -264,13 +299,18 @@ func (c *accountCache) put(a ledger.Account) {
 
 const accountsByIDSQL = `SELECT ` + accountColumns + ` FROM ledger_accounts a WHERE a.id = ANY($1::text[])`
 
-// loadAccounts fills in.Accounts for every balance in in.Balances, from the cache or, for the
-// accounts it lacks, from the database (checked as new accounts are).
-func (r ledgerRepo) loadAccounts(ctx context.Context, in *ledger.ApplyInput) error {
+// loadAccounts fills into with the accounts of ids that exist, from the cache or, for the
+// accounts it lacks, from the database (checked as new accounts are). The database read is by
+// id alone, the one lookup of the write path that cannot name the home (it is what tells the
+// home); each process makes it once per account.
+func (r ledgerRepo) loadAccounts(ctx context.Context, ids []string, into map[string]ledger.Account) error {
 	var missing []string
-	for id := range in.Balances {
+	for _, id := range ids {
+		if _, ok := into[id]; ok {
+			continue
+		}
 		if a, ok := cachedAccounts.get(id); ok {
-			in.Accounts[id] = a
+			into[id] = a
 		} else {
 			missing = append(missing, id)
 		}
@@ -289,14 +329,30 @@ func (r ledgerRepo) loadAccounts(ctx context.Context, in *ledger.ApplyInput) err
 			return err
 		}
 		cachedAccounts.put(a)
-		in.Accounts[a.ID] = a
+		into[a.ID] = a
 	}
 	return ledgerError("load accounts", rows.Err())
 }
 
-// FindAccountByReference returns an existing account or ACCOUNT_NOT_FOUND.
+// homesOf is every home a transfer over accounts can have (ledger.HomeOf picks one of its
+// accounts' homes, or ""): the homes a reference lookup names when the transfer's own home is
+// not known yet, sorted and without repeats.
+func homesOf(accounts map[string]ledger.Account) []string {
+	homes := []string{""}
+	for _, a := range accounts {
+		if h := a.Home(); !slices.Contains(homes, h) {
+			homes = append(homes, h)
+		}
+	}
+	slices.Sort(homes)
+	return homes
+}
+
+// FindAccountByReference returns an existing account or ACCOUNT_NOT_FOUND. It is given no
+// tenant, so it cannot name the account's home: a lookup by reference alone (operator and
+// report paths; the money paths open their accounts by spec).
 func (r ledgerRepo) FindAccountByReference(ctx context.Context, env core.Environment, asset, reference string) (ledger.Account, error) {
-	found, err := r.accountsByReference(ctx, []ledger.AccountSpec{{Environment: env, Asset: asset, Reference: reference}})
+	found, err := r.accountsByReferenceAnyHome(ctx, []ledger.AccountSpec{{Environment: env, Asset: asset, Reference: reference}})
 	if err != nil {
 		return ledger.Account{}, err
 	}
@@ -376,7 +432,7 @@ func (r ledgerRepo) TransferByReference(ctx context.Context, env core.Environmen
 			return ledger.Transfer{}, err
 		}
 	}
-	st, _, err := scanTransfer(r.q.QueryRowContext(ctx, transferByReferenceSQL, string(env), reference))
+	st, _, err := scanTransfer(r.q.QueryRowContext(ctx, transferByReferenceAnyHomeSQL, string(env), reference))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ledger.Transfer{}, core.NotFound(core.CodeTransferNotFound, "transfer "+reference)
 	}

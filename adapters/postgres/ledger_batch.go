@@ -74,6 +74,7 @@ type transferRow struct {
 
 type bufferedPosting struct {
 	accountID string
+	home      string // the account's (ledger.Account.Home)
 	amount    int64
 	delta     ledger.Delta
 	after     ledger.Balance
@@ -272,14 +273,18 @@ func (s lockSet) empty() bool { return len(s.wait) == 0 && len(s.skip) == 0 && l
 
 // lockSQL locks balance rows and looks references up in one round trip: $1 the rows it waits
 // for, in account-id order; $2 the rows it takes unless another transaction holds them; $3
-// and $4 the references (environment, reference). Reference rows carry their environment.
+// and $4 the references (environment, reference). Reference rows carry their environment. $5
+// names the homes: of the rows locked, and every home a looked-up transfer can have (homesOf
+// the batch's accounts).
 const lockSQL = `
 WITH w AS MATERIALIZED (
     SELECT b.account_id, b.posted, b.pending_debits, b.pending_credits, b.last_transfer_at
-    FROM ledger_balances b WHERE b.account_id = ANY($1::text[]) ORDER BY b.account_id FOR UPDATE
+    FROM ledger_balances b WHERE b.account_id = ANY($1::text[]) AND b.home_tenant_id = ANY($5::text[])
+    ORDER BY b.account_id FOR UPDATE
 ), s AS MATERIALIZED (
     SELECT b.account_id, b.posted, b.pending_debits, b.pending_credits, b.last_transfer_at
-    FROM ledger_balances b WHERE b.account_id = ANY($2::text[]) ORDER BY b.account_id FOR UPDATE SKIP LOCKED
+    FROM ledger_balances b WHERE b.account_id = ANY($2::text[]) AND b.home_tenant_id = ANY($5::text[])
+    ORDER BY b.account_id FOR UPDATE SKIP LOCKED
 )
 SELECT account_id, posted, pending_debits, pending_credits, last_transfer_at, '' AS environment, '' AS reference FROM w
 UNION ALL
@@ -287,7 +292,7 @@ SELECT account_id, posted, pending_debits, pending_credits, last_transfer_at, ''
 UNION ALL
 SELECT x.id, 0, 0, 0, NULL, x.environment, x.reference
 FROM ledger_transfers x JOIN unnest($3::text[], $4::text[]) AS q (environment, reference)
-    ON x.environment = q.environment AND x.reference = q.reference`
+    ON x.environment = q.environment AND x.reference = q.reference AND x.home_tenant_id = ANY($5::text[])`
 
 // lock runs lockSQL for set: balances go into into, references into the batch. Accounts that
 // do not exist are noted absent and not asked for.
@@ -307,7 +312,8 @@ func (b *batchLedger) lock(ctx context.Context, q txQuerier, set lockSet, into m
 		envs[i], refs[i] = r.environment, r.reference
 	}
 	// The batch's first locking read carries its BEGIN (driver.go).
-	rows, err := q.QueryContext(ctx, lockSQL, withPending{}, nonNil(set.wait), nonNil(set.skip), envs, refs)
+	rows, err := q.QueryContext(ctx, lockSQL, withPending{}, nonNil(set.wait), nonNil(set.skip), envs, refs,
+		homesOf(b.accounts))
 	if err != nil {
 		return ledgerError("lock balances", err)
 	}
@@ -425,17 +431,18 @@ WITH t AS (
     RETURNING id, sequence, created_at
 ), p AS (
     INSERT INTO ledger_postings (transfer_id, account_id, sequence, created_at, amount, posted_delta,
-        pending_debits_delta, pending_credits_delta, posted_after, pending_debits_after, pending_credits_after)
-    SELECT t.id, x.account_id, t.sequence, t.created_at, x.amount, x.pd, x.pdd, x.pcd, x.pa, x.pda, x.pca
+        pending_debits_delta, pending_credits_delta, posted_after, pending_debits_after, pending_credits_after,
+        home_tenant_id)
+    SELECT t.id, x.account_id, t.sequence, t.created_at, x.amount, x.pd, x.pdd, x.pcd, x.pa, x.pda, x.pca, x.home
     FROM unnest($14::text[], $15::text[], $16::int8[], $17::int8[], $18::int8[], $19::int8[], $20::int8[],
-        $21::int8[], $22::int8[]) AS x (transfer_id, account_id, amount, pd, pdd, pcd, pa, pda, pca)
+        $21::int8[], $22::int8[], $31::text[]) AS x (transfer_id, account_id, amount, pd, pdd, pcd, pa, pda, pca, home)
     JOIN t ON t.id = x.transfer_id
 ), b AS (
     UPDATE ledger_balances bl SET posted = u.posted, pending_debits = u.pending_debits,
         pending_credits = u.pending_credits, last_transfer_at = u.at
-    FROM unnest($23::text[], $24::int8[], $25::int8[], $26::int8[], $27::timestamptz[])
-        AS u (account_id, posted, pending_debits, pending_credits, at)
-    WHERE bl.account_id = u.account_id
+    FROM unnest($23::text[], $24::int8[], $25::int8[], $26::int8[], $27::timestamptz[], $32::text[])
+        AS u (account_id, posted, pending_debits, pending_credits, at, home)
+    WHERE bl.account_id = u.account_id AND bl.home_tenant_id = u.home
 )
 SELECT ledger_link_batch($2::text[], $30::text[], $1::text[], $13::bytea[])`
 
@@ -454,7 +461,8 @@ func writeBuffered(ctx context.Context, q txQuerier, ts []bufferedTransfer, mark
 	created := make([]time.Time, n)
 	canonical := make([][]byte, n)
 	postingAccounts, postingAmounts, homes := make([]string, n), make([]string, n), make([]string, n)
-	var pTransfers, pAccounts []string
+	var pTransfers, pAccounts, pHomes []string
+	homeOf := map[string]string{}
 	var pAmounts, dp, dd, dc, ap, ad, ac []int64
 	last := map[string]int{}
 	var order []string
@@ -472,6 +480,7 @@ func writeBuffered(ctx context.Context, q txQuerier, ts []bufferedTransfer, mark
 		homes[i] = r.home
 		for _, p := range t.postings {
 			pTransfers, pAccounts, pAmounts = append(pTransfers, r.id), append(pAccounts, p.accountID), append(pAmounts, p.amount)
+			pHomes, homeOf[p.accountID] = append(pHomes, p.home), p.home
 			dp, dd, dc = append(dp, p.delta.Posted), append(dd, p.delta.PendingDebits), append(dc, p.delta.PendingCredits)
 			ap, ad, ac = append(ap, p.after.Posted), append(ad, p.after.PendingDebits), append(ac, p.after.PendingCredits)
 			if _, ok := last[p.accountID]; !ok {
@@ -483,14 +492,16 @@ func writeBuffered(ctx context.Context, q txQuerier, ts []bufferedTransfer, mark
 	}
 	m := len(order)
 	bIDs, bp, bd, bc, bat := make([]string, m), make([]int64, m), make([]int64, m), make([]int64, m), make([]time.Time, m)
+	bHomes := make([]string, m)
 	for j, id := range order {
 		a := afters[last[id]]
 		bIDs[j], bp[j], bd[j], bc[j], bat[j] = id, a.b.Posted, a.b.PendingDebits, a.b.PendingCredits, a.at
+		bHomes[j] = homeOf[id]
 	}
 	args := append(marker, ids, envs, refs, types, assets, pendingIDs, reversedIDs, amounts,
 		expires, metadata, created, statuses, canonical,
 		pTransfers, pAccounts, pAmounts, dp, dd, dc, ap, ad, ac,
-		bIDs, bp, bd, bc, bat, postingAccounts, postingAmounts, homes)
+		bIDs, bp, bd, bc, bat, postingAccounts, postingAmounts, homes, pHomes, bHomes)
 	_, err := q.ExecContext(ctx, writeBufferedSQL, args...)
 	return ledgerError("write batch", err)
 }
@@ -592,14 +603,14 @@ func (r ledgerRepo) postBatched(ctx context.Context, now time.Time, spec ledger.
 		return t, err == nil, err
 	}
 	if u.batch.dbRefs[ref] != "" {
-		return r.replayInBatch(ctx, spec)
+		return r.replayInBatch(ctx, spec, homesOf(accountsOf(ids, u.batch.accounts)))
 	}
 	res, err := ledger.Apply(u.applyInput(now, spec, ids))
 	if err != nil {
 		// A twin may have committed the reference after the batch looked it up (while its
 		// locking read waited for the rows the twin held): then the twin's replay is the
 		// answer, not this refusal. Reading it runs a statement, so the unit's savepoint opens.
-		if t, found, rerr := r.replay(ctx, spec); found || rerr != nil {
+		if t, found, rerr := r.replay(ctx, spec, homesOf(accountsOf(ids, u.batch.accounts))); found || rerr != nil {
 			return t, found && rerr == nil, rerr
 		}
 		return ledger.Transfer{}, false, err
@@ -684,19 +695,31 @@ func (u *unitLedger) buffer(res ledger.Result) (ledger.Transfer, error) {
 	bt := bufferedTransfer{row: row, postings: make([]bufferedPosting, len(t.Postings))}
 	for i, p := range t.Postings {
 		after := res.Balances[p.AccountID]
-		bt.postings[i] = bufferedPosting{accountID: p.AccountID, amount: p.Amount, delta: deltas[i], after: after}
+		bt.postings[i] = bufferedPosting{accountID: p.AccountID, home: u.batch.accounts[p.AccountID].Home(), amount: p.Amount,
+			delta: deltas[i], after: after}
 		u.known[p.AccountID] = knownBalance{balance: after, at: t.CreatedAt}
 	}
 	u.pending = append(u.pending, bt)
 	return t, nil
 }
 
+// accountsOf is the accounts of ids that accounts holds.
+func accountsOf(ids []string, accounts map[string]ledger.Account) map[string]ledger.Account {
+	out := make(map[string]ledger.Account, len(ids))
+	for _, id := range ids {
+		if a, ok := accounts[id]; ok {
+			out[id] = a
+		}
+	}
+	return out
+}
+
 // replayInBatch writes the buffered rows and answers with the transfer the database holds
 // under the reference.
-func (r ledgerRepo) replayInBatch(ctx context.Context, spec ledger.TransferSpec) (ledger.Transfer, bool, error) {
+func (r ledgerRepo) replayInBatch(ctx context.Context, spec ledger.TransferSpec, homes []string) (ledger.Transfer, bool, error) {
 	r.u.m.enterSQL()
 	if err := r.u.flush(ctx); err != nil {
 		return ledger.Transfer{}, false, err
 	}
-	return r.mustReplay(ctx, spec)
+	return r.mustReplay(ctx, spec, homes)
 }

@@ -43,13 +43,23 @@ func ChainBucketOfStripe(stripe int) int {
 	return (stripe - ChainStripesBefore) / ChainLanes
 }
 
+// transferByReferenceSQL finds a reference among the homes its transfer can have ($3).
 const transferByReferenceSQL = `SELECT ` + transferColumns + `
+FROM ledger_transfers t WHERE t.environment = $1 AND t.reference = $2 AND t.home_tenant_id = ANY($3::text[])
+ORDER BY t.home_tenant_id LIMIT 1`
+
+// transferByReferenceAnyHomeSQL finds a reference whatever its home (mustReplay).
+const transferByReferenceAnyHomeSQL = `SELECT ` + transferColumns + `
 FROM ledger_transfers t WHERE t.environment = $1 AND t.reference = $2`
 
 // lockTransferSQL locks the target transfer and, in the same round trip, looks the new
-// transfer's reference up ($2, $3): step 2 of the protocol rides along with step 3.
+// transfer's reference up ($2, $3) in the target's home: step 2 of the protocol rides along
+// with step 3. A hold's post or void has the hold's home; a reversal whose home differs from
+// its target's (money between two tenants) is looked up again in its own homes. The target is
+// found by id alone: a transfer id does not tell its home (docs/scaling.md, "The ledger's keys").
 const lockTransferSQL = `SELECT ` + transferColumns + `,
-    coalesce((SELECT x.id FROM ledger_transfers x WHERE x.environment = $2 AND x.reference = $3), '')
+    coalesce((SELECT x.id FROM ledger_transfers x WHERE x.environment = $2 AND x.reference = $3
+        AND x.home_tenant_id = t.home_tenant_id), '')
 FROM ledger_transfers t WHERE t.id = $1 FOR UPDATE OF t`
 
 // lockBalancesSQL[n] locks n balance rows in account-id order (ORDER BY runs below the
@@ -63,13 +73,14 @@ var lockBalancesSQL = func() []string {
 	for n := 1; n <= ledger.MaxPostings; n++ {
 		params := make([]string, n)
 		for i := range params {
-			params[i] = "$" + strconv.Itoa(i+3)
+			params[i] = "$" + strconv.Itoa(i+4)
 		}
 		out[n] = `
 SELECT b.account_id, b.posted, b.pending_debits, b.pending_credits, b.last_transfer_at,
-    coalesce((SELECT x.id FROM ledger_transfers x WHERE x.environment = $1 AND x.reference = $2), '')
+    coalesce((SELECT x.id FROM ledger_transfers x WHERE x.environment = $1 AND x.reference = $2
+        AND x.home_tenant_id = ANY($3::text[]) LIMIT 1), '')
 FROM ledger_balances b
-WHERE b.account_id IN (` + strings.Join(params, ", ") + `)
+WHERE b.account_id IN (` + strings.Join(params, ", ") + `) AND b.home_tenant_id = ANY($3::text[])
 ORDER BY b.account_id
 FOR UPDATE`
 	}
@@ -77,27 +88,28 @@ FOR UPDATE`
 }()
 
 // writeTransferSQL[n] writes an accepted transfer with n postings in one statement. x holds
-// the postings with their balance changes and balances after ($16 on, eight per posting). t
+// the postings with their balance changes, balances after and account's home ($16 on, nine per
+// posting). t
 // inserts the transfer and does nothing if a concurrent twin committed the same reference
 // first, in which case every other part, all joined to t, does nothing either. p inserts the
 // postings, b sets the new balances and r records the target's new state. The chain link is
 // appended at commit by the ledger_transfers_link trigger, from canonical. One text per
 // posting count (rather than arrays) lets PostgreSQL reuse a generic plan. The transfer's home
-// tenant (ledger.HomeOf) is the last parameter. The transfer's
+// tenant (ledger.HomeOf) and the target's are the last two parameters. The transfer's
 // posting arrays are built from the same parameters, in the postings' (account-id) order.
 var writeTransferSQL = func() []string {
 	out := make([]string, ledger.MaxPostings+1)
 	for n := 2; n <= ledger.MaxPostings; n++ {
 		rows, accounts, amounts := make([]string, n), make([]string, n), make([]string, n)
 		for i := range rows {
-			p := 16 + 8*i
-			rows[i] = fmt.Sprintf("($%d::text, $%d::int8, $%d::int8, $%d::int8, $%d::int8, $%d::int8, $%d::int8, $%d::int8)",
-				p, p+1, p+2, p+3, p+4, p+5, p+6, p+7)
+			p := 16 + 9*i
+			rows[i] = fmt.Sprintf("($%d::text, $%d::int8, $%d::int8, $%d::int8, $%d::int8, $%d::int8, $%d::int8, $%d::int8, $%d::text)",
+				p, p+1, p+2, p+3, p+4, p+5, p+6, p+7, p+8)
 			accounts[i], amounts[i] = fmt.Sprintf("$%d::text", p), fmt.Sprintf("$%d::int8", p+1)
 		}
 		out[n] = `
 WITH x (account_id, amount, posted_delta, pending_debits_delta, pending_credits_delta, posted_after,
-        pending_debits_after, pending_credits_after) AS (
+        pending_debits_after, pending_credits_after, home) AS (
     VALUES ` + strings.Join(rows, ",\n        ") + `
 ), t AS (
     INSERT INTO ledger_transfers (id, environment, reference, type, asset, pending_id, reversed_id, amount,
@@ -105,22 +117,23 @@ WITH x (account_id, amount, posted_delta, pending_debits_delta, pending_credits_
     VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::int8, $9::timestamptz,
         $10::jsonb, $11::timestamptz, $12::text, $13::bytea,
         ARRAY[` + strings.Join(accounts, ", ") + `], ARRAY[` + strings.Join(amounts, ", ") + `],
-        $` + strconv.Itoa(16+8*n) + `::text)
-    ON CONFLICT (environment, reference) DO NOTHING
+        $` + strconv.Itoa(16+9*n) + `::text)
+    ON CONFLICT DO NOTHING
     RETURNING id, sequence
 ), p AS (
     INSERT INTO ledger_postings (transfer_id, account_id, sequence, created_at, amount, posted_delta,
-        pending_debits_delta, pending_credits_delta, posted_after, pending_debits_after, pending_credits_after)
+        pending_debits_delta, pending_credits_delta, posted_after, pending_debits_after, pending_credits_after,
+        home_tenant_id)
     SELECT t.id, x.account_id, t.sequence, $11::timestamptz, x.amount, x.posted_delta, x.pending_debits_delta,
-        x.pending_credits_delta, x.posted_after, x.pending_debits_after, x.pending_credits_after
+        x.pending_credits_delta, x.posted_after, x.pending_debits_after, x.pending_credits_after, x.home
     FROM t, x
 ), b AS (
     UPDATE ledger_balances bl SET posted = x.posted_after, pending_debits = x.pending_debits_after,
         pending_credits = x.pending_credits_after, last_transfer_at = $11::timestamptz
-    FROM t, x WHERE bl.account_id = x.account_id
+    FROM t, x WHERE bl.account_id = x.account_id AND bl.home_tenant_id = x.home
 ), r AS (
     UPDATE ledger_transfers tg SET status = $15::text, resolved_by = t.id
-    FROM t WHERE tg.id = $14::text
+    FROM t WHERE tg.id = $14::text AND tg.home_tenant_id = $` + strconv.Itoa(17+9*n) + `::text
 )
 SELECT t.sequence FROM t`
 	}
@@ -144,35 +157,42 @@ func (r ledgerRepo) Post(ctx context.Context, now time.Time, spec ledger.Transfe
 	if err != nil {
 		return ledger.Transfer{}, false, err
 	}
+	homes := homesOf(in.Accounts)
 	if recorded {
-		return r.mustReplay(ctx, spec)
+		return r.mustReplay(ctx, spec, homes)
 	}
 	res, err := ledger.Apply(in)
 	if err != nil {
 		// A twin may have committed this reference while we waited for its locks (after our
 		// lookup's snapshot): then its replay is the answer, not this refusal.
-		if t, found, rerr := r.replay(ctx, spec); found || rerr != nil {
+		if t, found, rerr := r.replay(ctx, spec, homes); found || rerr != nil {
 			return t, found && rerr == nil, rerr
 		}
 		return ledger.Transfer{}, false, err
 	}
-	written, err := r.write(ctx, res, pending)
+	written, err := r.write(ctx, res, pending, in.Accounts)
 	if err != nil {
 		return ledger.Transfer{}, false, err
 	}
 	if !written { // a concurrent twin committed this reference first
-		return r.mustReplay(ctx, spec)
+		return r.mustReplay(ctx, spec, homes)
 	}
 	return res.Transfer, false, nil
 }
 
-// replay looks the reference up and, when it is recorded, answers with
-// ledger.ReplayOrConflict: the recorded transfer, or LEDGER_REFERENCE_CONFLICT.
-func (r ledgerRepo) replay(ctx context.Context, spec ledger.TransferSpec) (ledger.Transfer, bool, error) {
-	stored, _, err := scanTransfer(r.q.QueryRowContext(ctx, transferByReferenceSQL, string(spec.Environment), spec.Reference))
+// replay looks the reference up among homes (homesOf the transfer's accounts) and, when it
+// is recorded, answers with ledger.ReplayOrConflict: the recorded transfer, or
+// LEDGER_REFERENCE_CONFLICT.
+func (r ledgerRepo) replay(ctx context.Context, spec ledger.TransferSpec, homes []string) (ledger.Transfer, bool, error) {
+	stored, _, err := scanTransfer(r.q.QueryRowContext(ctx, transferByReferenceSQL, string(spec.Environment), spec.Reference, homes))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ledger.Transfer{}, false, nil
 	}
+	return replayStored(spec, stored, err)
+}
+
+// replayStored answers with a stored transfer found under spec's reference.
+func replayStored(spec ledger.TransferSpec, stored ledger.StoredTransfer, err error) (ledger.Transfer, bool, error) {
 	if err != nil {
 		return ledger.Transfer{}, false, ledgerError("find reference", err)
 	}
@@ -180,9 +200,16 @@ func (r ledgerRepo) replay(ctx context.Context, spec ledger.TransferSpec) (ledge
 	return t, true, err
 }
 
-// mustReplay answers a reference known to be recorded.
-func (r ledgerRepo) mustReplay(ctx context.Context, spec ledger.TransferSpec) (ledger.Transfer, bool, error) {
-	t, found, err := r.replay(ctx, spec)
+// mustReplay answers a reference known to be recorded. A reference taken in none of the transfer's homes was taken for other accounts' money: the
+// one lookup by reference alone finds it, to answer LEDGER_REFERENCE_CONFLICT.
+func (r ledgerRepo) mustReplay(ctx context.Context, spec ledger.TransferSpec, homes []string) (ledger.Transfer, bool, error) {
+	t, found, err := r.replay(ctx, spec, homes)
+	if err == nil && !found {
+		stored, _, serr := scanTransfer(r.q.QueryRowContext(ctx, transferByReferenceAnyHomeSQL, string(spec.Environment), spec.Reference))
+		if !errors.Is(serr, sql.ErrNoRows) {
+			t, found, err = replayStored(spec, stored, serr)
+		}
+	}
 	if err == nil && !found {
 		err = core.E(core.CodeInternal, "ledger: reference %s was recorded but cannot be read", spec.Reference)
 	}
@@ -191,7 +218,9 @@ func (r ledgerRepo) mustReplay(ctx context.Context, spec ledger.TransferSpec) (l
 
 // lockAndLoad takes the locks in the protocol's order (target transfer, then balance rows by
 // account id), looking the reference up on the way, and returns Apply's input with the hold a
-// POST_PENDING posts. recorded reports a reference that is already recorded.
+// POST_PENDING posts. recorded reports a reference that is already recorded. The accounts are
+// loaded first (from the cache, as a rule): their homes name the rows every statement after
+// reads and writes.
 func (r ledgerRepo) lockAndLoad(ctx context.Context, now time.Time, spec ledger.TransferSpec) (in ledger.ApplyInput, pending *ledger.Transfer, recorded bool, err error) {
 	in = ledger.ApplyInput{Spec: spec, TransferID: core.NewID(core.PrefixTransfer), Now: now.UTC().Truncate(time.Microsecond),
 		Accounts: map[string]ledger.Account{}, Balances: map[string]ledger.Balance{}}
@@ -204,7 +233,7 @@ func (r ledgerRepo) lockAndLoad(ctx context.Context, now time.Time, spec ledger.
 		case err != nil:
 			return in, nil, false, ledgerError("lock target", err)
 		case existing != "":
-			return in, nil, true, nil
+			return in, nil, true, r.loadAccounts(ctx, ledger.InvolvedAccountIDs(spec, &stored.Transfer), in.Accounts)
 		default:
 			in.Target, target = &stored, &stored.Transfer
 			in.Now = latest(in.Now, stored.Transfer.CreatedAt)
@@ -215,8 +244,8 @@ func (r ledgerRepo) lockAndLoad(ctx context.Context, now time.Time, spec ledger.
 	if err != nil || existing {
 		return in, nil, existing, err
 	}
-	if len(in.Accounts) == 0 { // nothing was locked, so nothing looked the reference up
-		if _, found, err := r.replay(ctx, spec); found || err != nil {
+	if len(in.Balances) == 0 { // nothing was locked, so nothing looked the reference up
+		if _, found, err := r.replay(ctx, spec, homesOf(in.Accounts)); found || err != nil {
 			return in, nil, found, err
 		}
 	}
@@ -232,8 +261,11 @@ func (r ledgerRepo) lockBalances(ctx context.Context, spec ledger.TransferSpec, 
 	if len(ids) == 0 || len(ids) >= len(lockBalancesSQL) {
 		return false, nil
 	}
-	args := make([]any, 0, len(ids)+2)
-	args = append(args, string(spec.Environment), spec.Reference)
+	if err := r.loadAccounts(ctx, ids, in.Accounts); err != nil {
+		return false, err
+	}
+	args := make([]any, 0, len(ids)+3)
+	args = append(args, string(spec.Environment), spec.Reference, homesOf(in.Accounts))
 	for _, id := range ids {
 		args = append(args, id)
 	}
@@ -256,10 +288,7 @@ func (r ledgerRepo) lockBalances(ctx context.Context, spec ledger.TransferSpec, 
 		}
 		recorded = recorded || existing != ""
 	}
-	if err := rows.Err(); err != nil {
-		return false, ledgerError("lock balances", err)
-	}
-	return recorded, r.loadAccounts(ctx, in)
+	return recorded, ledgerError("lock balances", rows.Err())
 }
 
 // latest keeps each account's history ordered in time: a transfer is never created before the
@@ -271,14 +300,14 @@ func latest(a, b time.Time) time.Time {
 	return a
 }
 
-// write runs writeTransferSQL for an accepted result. written is false when a concurrent
-// twin holds the reference.
-func (r ledgerRepo) write(ctx context.Context, res ledger.Result, pending *ledger.Transfer) (bool, error) {
+// write runs writeTransferSQL for an accepted result over accounts. written is false when a
+// concurrent twin holds the reference.
+func (r ledgerRepo) write(ctx context.Context, res ledger.Result, pending *ledger.Transfer, accounts map[string]ledger.Account) (bool, error) {
 	deltas, err := ledger.Effects(res.Transfer, pending)
 	if err != nil {
 		return false, err
 	}
-	args, err := writeArgs(res, deltas)
+	args, err := writeArgs(res, deltas, accounts)
 	if err != nil {
 		return false, err
 	}
@@ -291,8 +320,8 @@ func (r ledgerRepo) write(ctx context.Context, res ledger.Result, pending *ledge
 }
 
 // writeArgs lays out writeTransferSQL's parameters: the transfer (transferRowOf), the target's
-// new state, then eight per posting in account-id order.
-func writeArgs(res ledger.Result, deltas []ledger.Delta) ([]any, error) {
+// new state, nine per posting in account-id order, the transfer's home and the target's.
+func writeArgs(res ledger.Result, deltas []ledger.Delta, accounts map[string]ledger.Account) ([]any, error) {
 	t := res.Transfer
 	n := len(t.Postings)
 	if n < 2 || n > ledger.MaxPostings || len(deltas) != n || len(res.Balances) != n {
@@ -302,11 +331,12 @@ func writeArgs(res ledger.Result, deltas []ledger.Delta) ([]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	var targetID, targetStatus any
+	var targetID, targetStatus, targetHome any
 	if res.Target != nil {
 		targetID, targetStatus = res.Target.Transfer.ID, string(res.Target.State.Status)
+		targetHome = ledger.HomeOf(res.Target.Transfer, accounts)
 	}
-	args := make([]any, 0, 15+8*n)
+	args := make([]any, 0, 17+9*n)
 	args = append(args, row.id, row.environment, row.reference, row.typ, row.asset, row.pendingID,
 		row.reversedID, row.amount, row.expiresAt, row.metadata, row.createdAt, row.status,
 		row.canonical, targetID, targetStatus)
@@ -316,9 +346,9 @@ func writeArgs(res ledger.Result, deltas []ledger.Delta) ([]any, error) {
 			return nil, core.E(core.CodeInternal, "ledger: deltas of %s are not in posting order", t.ID)
 		}
 		args = append(args, p.AccountID, p.Amount, d.Posted, d.PendingDebits, d.PendingCredits,
-			after.Posted, after.PendingDebits, after.PendingCredits)
+			after.Posted, after.PendingDebits, after.PendingCredits, accounts[p.AccountID].Home())
 	}
-	return append(args, row.home), nil
+	return append(args, row.home, targetHome), nil
 }
 
 func nullTime(t time.Time) any {

@@ -307,7 +307,7 @@ WITH own AS (
         LIMIT 1
     ) p
     JOIN ledger_accounts a ON a.id = l.account_id
-    GROUP BY a.id
+    GROUP BY a.id, a.home_tenant_id
 )
 SELECT * FROM rows ORDER BY 3, 9 DESC, 1`
 
@@ -344,7 +344,7 @@ WITH own AS (
         LIMIT 1
     ) p
     JOIN ledger_accounts a ON a.id = l.account_id
-    GROUP BY a.id
+    GROUP BY a.id, a.home_tenant_id
 )
 SELECT * FROM rows ORDER BY 3, 9 DESC, 1`
 

@@ -18,7 +18,7 @@ import (
 type policyModel struct {
 	bun.BaseModel   `bun:"table:policies"`
 	ID              string     `bun:"id,pk"`
-	TenantID        string     `bun:"tenant_id"`
+	TenantID        string     `bun:"tenant_id,pk"`
 	Environment     string     `bun:"environment"`
 	Name            string     `bun:"name"`
 	Status          string     `bun:"status"`
@@ -47,6 +47,7 @@ func policyFromDomain(p policy.Policy) policyModel {
 type policyVersionModel struct {
 	bun.BaseModel `bun:"table:policy_versions"`
 	ID            string          `bun:"id,pk"`
+	TenantID      string          `bun:"tenant_id,pk"`
 	PolicyID      string          `bun:"policy_id"`
 	Version       int             `bun:"version"`
 	SHA256        string          `bun:"sha256"`
@@ -69,7 +70,7 @@ func (m policyVersionModel) domain() (policy.Version, error) {
 type policyAttachmentModel struct {
 	bun.BaseModel `bun:"table:policy_attachments"`
 	ID            string     `bun:"id,pk"`
-	TenantID      string     `bun:"tenant_id"`
+	TenantID      string     `bun:"tenant_id,pk"`
 	Environment   string     `bun:"environment"`
 	PolicyID      string     `bun:"policy_id"`
 	SubjectType   string     `bun:"subject_type"`
@@ -93,7 +94,7 @@ type traceEntryJSON struct {
 type policyDecisionModel struct {
 	bun.BaseModel   `bun:"table:policy_decisions"`
 	ID              string          `bun:"id,pk"`
-	TenantID        string          `bun:"tenant_id"`
+	TenantID        string          `bun:"tenant_id,pk"`
 	Environment     string          `bun:"environment"`
 	PolicyID        string          `bun:"policy_id"`
 	VersionID       string          `bun:"version_id"`
@@ -162,7 +163,7 @@ func (r policyRepo) CreatePolicy(ctx context.Context, p policy.Policy, v policy.
 	if _, err := r.db.NewInsert().Model(&m).Exec(ctx); err != nil {
 		return err
 	}
-	return r.CreateVersion(ctx, v)
+	return r.CreateVersion(ctx, p.TenantID, v)
 }
 
 func (r policyRepo) findPolicy(ctx context.Context, tenantID string, env core.Environment, id string, lock bool) (policy.Policy, error) {
@@ -206,16 +207,16 @@ func (r policyRepo) ListPolicies(ctx context.Context, tenantID string, env core.
 func (r policyRepo) UpdatePolicy(ctx context.Context, p policy.Policy) error {
 	m := policyFromDomain(p)
 	_, err := r.db.NewUpdate().Model(&m).Column("status", "active_version_id", "active_version", "archived_at").
-		WherePK().Where("tenant_id = ?", p.TenantID).Exec(ctx)
+		WherePK().Exec(ctx)
 	return err
 }
 
-func (r policyRepo) CreateVersion(ctx context.Context, v policy.Version) error {
+func (r policyRepo) CreateVersion(ctx context.Context, tenantID string, v policy.Version) error {
 	doc := v.Document
 	if !json.Valid(doc) {
 		return fmt.Errorf("postgres: policy version %s: document is not JSON", v.ID)
 	}
-	m := policyVersionModel{ID: v.ID, PolicyID: v.PolicyID, Version: v.Version, SHA256: v.SHA256,
+	m := policyVersionModel{ID: v.ID, TenantID: tenantID, PolicyID: v.PolicyID, Version: v.Version, SHA256: v.SHA256,
 		IR: string(v.IR.Canonical()), Document: doc, CreatedAt: v.CreatedAt}
 	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
 	if code, constraint := constraintOf(err); code == "23505" && constraint == "policy_versions_policy_version_key" {
@@ -224,9 +225,9 @@ func (r policyRepo) CreateVersion(ctx context.Context, v policy.Version) error {
 	return err
 }
 
-func (r policyRepo) FindVersion(ctx context.Context, policyID, versionID string) (policy.Version, error) {
+func (r policyRepo) FindVersion(ctx context.Context, tenantID, policyID, versionID string) (policy.Version, error) {
 	var m policyVersionModel
-	err := r.db.NewSelect().Model(&m).Where("policy_id = ? AND id = ?", policyID, versionID).Scan(ctx)
+	err := r.db.NewSelect().Model(&m).Where("tenant_id = ? AND policy_id = ? AND id = ?", tenantID, policyID, versionID).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return policy.Version{}, fmt.Errorf("postgres: policy %s has no version %s", policyID, versionID)
 	}
@@ -236,9 +237,9 @@ func (r policyRepo) FindVersion(ctx context.Context, policyID, versionID string)
 	return m.domain()
 }
 
-func (r policyRepo) ListVersions(ctx context.Context, policyID string, page ports.Page) ([]policy.Version, int, error) {
+func (r policyRepo) ListVersions(ctx context.Context, tenantID, policyID string, page ports.Page) ([]policy.Version, int, error) {
 	var rows []policyVersionModel
-	total, err := r.db.NewSelect().Model(&rows).Where("policy_id = ?", policyID).
+	total, err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND policy_id = ?", tenantID, policyID).
 		OrderExpr("version ASC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
 	if err != nil {
 		return nil, 0, err
@@ -274,9 +275,9 @@ func (r policyRepo) LockAttachment(ctx context.Context, tenantID string, env cor
 	return m.domain(), nil
 }
 
-func (r policyRepo) ListAttachments(ctx context.Context, policyID string, limit int) ([]policy.Attachment, error) {
+func (r policyRepo) ListAttachments(ctx context.Context, tenantID, policyID string, limit int) ([]policy.Attachment, error) {
 	var rows []policyAttachmentModel
-	err := r.db.NewSelect().Model(&rows).Where("policy_id = ? AND detached_at IS NULL", policyID).
+	err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND policy_id = ? AND detached_at IS NULL", tenantID, policyID).
 		OrderExpr("id ASC").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, err
@@ -298,15 +299,15 @@ func (r policyRepo) FindSubjectAttachment(ctx context.Context, tenantID string, 
 	return m.domain(), true, nil
 }
 
-func (r policyRepo) Detach(ctx context.Context, id string, at time.Time) error {
+func (r policyRepo) Detach(ctx context.Context, tenantID, id string, at time.Time) error {
 	_, err := r.db.NewUpdate().Model((*policyAttachmentModel)(nil)).Set("detached_at = ?", at).
-		Where("id = ? AND detached_at IS NULL", id).Exec(ctx)
+		Where("tenant_id = ? AND id = ? AND detached_at IS NULL", tenantID, id).Exec(ctx)
 	return err
 }
 
-func (r policyRepo) DetachAll(ctx context.Context, policyID string, at time.Time) (int, error) {
+func (r policyRepo) DetachAll(ctx context.Context, tenantID, policyID string, at time.Time) (int, error) {
 	res, err := r.db.NewUpdate().Model((*policyAttachmentModel)(nil)).Set("detached_at = ?", at).
-		Where("policy_id = ? AND detached_at IS NULL", policyID).Exec(ctx)
+		Where("tenant_id = ? AND policy_id = ? AND detached_at IS NULL", tenantID, policyID).Exec(ctx)
 	if err != nil {
 		return 0, err
 	}

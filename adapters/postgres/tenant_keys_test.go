@@ -267,3 +267,117 @@ func TestMigration_TenantInWebhookKeys(t *testing.T) {
 		t.Errorf("at 000062: %d attempts with their delivery (err %v), want 1", n, err)
 	}
 }
+
+// TestMigration_TenantInCardAndAgentKeys migrates a database holding a card with spend windows
+// from 000067 to 000068: each window gains its card's tenant, the keys lead with the tenant and
+// the references between the tables carry it, and the down migration gives the old keys back
+// with the same rows.
+func TestMigration_TenantInCardAndAgentKeys(t *testing.T) {
+	ctx := context.Background()
+	db, m := migratorOn(ctx, t)
+	if err := m.Migrate(67); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO tenants (id, name, slug, owner_user_id, created_at) VALUES ('ten_a', 'A', 'a', 'usr_a', now())`,
+		`INSERT INTO cardholders (id, tenant_id, environment, name, email, created_at)
+			VALUES ('chd_1', 'ten_a', 'TEST', 'A', 'aexample.com', now())`,
+		`INSERT INTO cards (id, tenant_id, environment, funding, cardholder_id, issuer, issuer_card_id, last4, status,
+			blocked_mcc, created_at, updated_at)
+			VALUES ('crd_1', 'ten_a', 'TEST', 'FUNDING_ACCOUNT', 'chd_1', 'sandbox', 'ic_1', '4242', 'active', '[]', now(), now())`,
+		`INSERT INTO card_spend_windows (card_id, window_key, spent_base_units) VALUES ('crd_1', '2026-12-06', 500)`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Migrate(68); err != nil {
+		t.Fatal(err)
+	}
+	var tenantID string
+	if err := db.QueryRowContext(ctx, `SELECT tenant_id FROM card_spend_windows WHERE card_id = 'crd_1'`).
+		Scan(&tenantID); err != nil || tenantID != "ten_a" {
+		t.Errorf("the window's tenant: %q (err %v), want ten_a", tenantID, err)
+	}
+	for name, want := range map[string]string{
+		"cards_pkey": "PRIMARY KEY (tenant_id, id)", "agents_pkey": "PRIMARY KEY (tenant_id, id)",
+		"card_spend_windows_pkey":          "PRIMARY KEY (tenant_id, card_id, window_key)",
+		"agent_card_spend_pkey":            "PRIMARY KEY (tenant_id, authorization_id)",
+		"card_authorizations_card_id_fkey": "FOREIGN KEY (tenant_id, card_id) REFERENCES cards(tenant_id, id)",
+		"api_keys_agent_id_fkey":           "FOREIGN KEY (tenant_id, agent_id) REFERENCES agents(tenant_id, id)",
+		"cards_issuer_issuer_card_id_key":  "UNIQUE (tenant_id, issuer, issuer_card_id)",
+	} {
+		var def string
+		if err := db.QueryRowContext(ctx, `SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = $1`, name).
+			Scan(&def); err != nil || def != want {
+			t.Errorf("%s: %q (err %v), want %q", name, def, err, want)
+		}
+	}
+	// A window of a card another tenant owns is refused by the composite key.
+	if _, err := db.ExecContext(ctx, `INSERT INTO card_spend_windows (tenant_id, card_id, window_key, spent_base_units)
+		VALUES ('ten_b', 'crd_1', '2026-12-07', 1)`); err == nil {
+		t.Error("a window naming another tenant's card was accepted")
+	}
+	if err := m.Migrate(67); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM card_spend_windows w JOIN cards c ON c.id = w.card_id`).
+		Scan(&n); err != nil || n != 1 {
+		t.Errorf("at 000067: %d windows with their card (err %v), want 1", n, err)
+	}
+}
+
+// TestMigration_TenantInPolicyKeys migrates a database holding a policy with a version from
+// 000068 to 000069: the version gains its policy's tenant, the keys lead with the tenant, the
+// keys between the tables (the policy's active version among them) carry it, and the down
+// migration gives the old keys back with the same rows.
+func TestMigration_TenantInPolicyKeys(t *testing.T) {
+	ctx := context.Background()
+	db, m := migratorOn(ctx, t)
+	if err := m.Migrate(68); err != nil {
+		t.Fatal(err)
+	}
+	sha := strings.Repeat("a", 64)
+	for _, q := range []string{
+		`INSERT INTO tenants (id, name, slug, owner_user_id, created_at) VALUES ('ten_a', 'A', 'a', 'usr_a', now())`,
+		// One statement: the policy and the version it points at refer to each other.
+		`WITH p AS (INSERT INTO policies (id, tenant_id, environment, name, status, active_version_id, active_version, created_at)
+			VALUES ('pol_1', 'ten_a', 'TEST', 'P', 'ACTIVE', 'pov_1', 1, now()))
+		INSERT INTO policy_versions (id, policy_id, version, sha256, ir, document, created_at)
+			VALUES ('pov_1', 'pol_1', 1, '` + sha + `', '{}', '{}', now())`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Migrate(69); err != nil {
+		t.Fatal(err)
+	}
+	var tenantID string
+	if err := db.QueryRowContext(ctx, `SELECT tenant_id FROM policy_versions WHERE id = 'pov_1'`).
+		Scan(&tenantID); err != nil || tenantID != "ten_a" {
+		t.Errorf("the version's tenant: %q (err %v), want ten_a", tenantID, err)
+	}
+	for name, want := range map[string]string{
+		"policies_pkey": "PRIMARY KEY (tenant_id, id)", "policy_versions_pkey": "PRIMARY KEY (tenant_id, id)",
+		"policy_versions_policy_version_key": "UNIQUE (tenant_id, policy_id, version)",
+		"policies_active_version_fkey": "FOREIGN KEY (tenant_id, active_version_id) REFERENCES policy_versions(tenant_id, id)" +
+			" DEFERRABLE INITIALLY DEFERRED",
+		"policy_decisions_version_id_fkey": "FOREIGN KEY (tenant_id, version_id) REFERENCES policy_versions(tenant_id, id)",
+	} {
+		var def string
+		if err := db.QueryRowContext(ctx, `SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = $1`, name).
+			Scan(&def); err != nil || def != want {
+			t.Errorf("%s: %q (err %v), want %q", name, def, err, want)
+		}
+	}
+	if err := m.Migrate(68); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM policies p JOIN policy_versions v ON v.id = p.active_version_id`).
+		Scan(&n); err != nil || n != 1 {
+		t.Errorf("at 000068: %d policies with their active version (err %v), want 1", n, err)
+	}
+}

@@ -79,7 +79,7 @@ func (s *Service) ConsumeAgentCardSpend(ctx context.Context, tenantID string, en
 		if err != nil {
 			return err
 		}
-		if _, found, err := tx.Agents().LockCardSpend(ctx, authorizationID); err != nil || found {
+		if _, found, err := tx.Agents().LockCardSpend(ctx, a.TenantID, authorizationID); err != nil || found {
 			return err
 		}
 		if a.Status == agent.StatusSuspended {
@@ -104,13 +104,13 @@ func (s *Service) ConsumeAgentCardSpend(ctx context.Context, tenantID string, en
 // ReleaseAgentCardSpend credits back the budget an authorization consumed (a reversal or an
 // expired hold), in the windows it was counted in, not the windows of now. Releasing an
 // unknown or released authorization changes nothing. It runs inside the caller's unit of work.
-func (s *Service) ReleaseAgentCardSpend(ctx context.Context, authorizationID string) error {
+func (s *Service) ReleaseAgentCardSpend(ctx context.Context, tenantID, authorizationID string) error {
 	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		rec, found, err := tx.Agents().LockCardSpend(ctx, authorizationID)
+		rec, found, err := tx.Agents().LockCardSpend(ctx, tenantID, authorizationID)
 		if err != nil || !found || rec.ReleasedAt != nil {
 			return err
 		}
-		return tx.Agents().ReleaseCardSpend(ctx, authorizationID, s.clock.Now().UTC())
+		return tx.Agents().ReleaseCardSpend(ctx, tenantID, authorizationID, s.clock.Now().UTC())
 	})
 }
 
@@ -118,15 +118,15 @@ func (s *Service) ReleaseAgentCardSpend(ctx context.Context, authorizationID str
 // capture gives the uncaptured rest back to the windows the authorization was counted in.
 // An unknown or released authorization, or a capture of the whole amount, changes nothing. It
 // runs inside the caller's unit of work.
-func (s *Service) AdjustAgentCardSpend(ctx context.Context, authorizationID string, captured int64) error {
+func (s *Service) AdjustAgentCardSpend(ctx context.Context, tenantID, authorizationID string, captured int64) error {
 	if captured <= 0 {
 		return core.E(core.CodeInternal, "agents: a capture takes a positive amount")
 	}
 	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		rec, found, err := tx.Agents().LockCardSpend(ctx, authorizationID)
+		rec, found, err := tx.Agents().LockCardSpend(ctx, tenantID, authorizationID)
 		if err != nil || !found || rec.ReleasedAt != nil || captured >= rec.AmountBaseUnits {
 			return err
 		}
-		return tx.Agents().AdjustCardSpend(ctx, authorizationID, captured)
+		return tx.Agents().AdjustCardSpend(ctx, tenantID, authorizationID, captured)
 	})
 }

@@ -187,11 +187,14 @@ func TestAgentUseCases_CardSpend(t *testing.T) {
 		{func() string { return consume("cau_1", 6_000_000) }, ""}, // the same id: no second charge
 		{func() string { return consume("cau_2", 6_000_000) }, string(agent.CodeLimit)},
 		{func() string {
-			noErr(t, svc.AdjustAgentCardSpend(ctx, "cau_1", 2_000_000))
+			noErr(t, svc.AdjustAgentCardSpend(ctx, owner.TenantID, "cau_1", 2_000_000))
 			return consume("cau_3", 6_000_000)
 		}, ""},
 		{func() string { return consume("cau_4", 3_000_000) }, string(agent.CodeLimit)},
-		{func() string { noErr(t, svc.ReleaseAgentCardSpend(ctx, "cau_3")); return consume("cau_5", 3_000_000) }, ""},
+		{func() string {
+			noErr(t, svc.ReleaseAgentCardSpend(ctx, owner.TenantID, "cau_3"))
+			return consume("cau_5", 3_000_000)
+		}, ""},
 		{func() string { _, _ = svc.SuspendAgent(ctx, owner, a.ID); return consume("cau_6", 1) }, string(agent.CodeSuspended)},
 	} {
 		if got := step.do(); got != step.want {

@@ -241,7 +241,7 @@ func (s *Service) hold(ctx context.Context, tx ports.Tx, c card.Card, a *card.Au
 	if err == errRollback {
 		err = nil
 		if charged {
-			err = s.agentBudget.ReleaseAgentCardSpend(ctx, a.ID)
+			err = s.agentBudget.ReleaseAgentCardSpend(ctx, a.TenantID, a.ID)
 		}
 	}
 	return reason, err
@@ -295,11 +295,11 @@ func (s *Service) Capture(ctx context.Context, p auth.Principal, id string, in C
 			return a, err
 		}
 		if rest := a.Amount - next.CapturedAmount; rest > 0 {
-			if err := tx.Cards().AddWindowSpend(ctx, c.ID, a.Windows, -rest); err != nil {
+			if err := tx.Cards().AddWindowSpend(ctx, c.TenantID, c.ID, a.Windows, -rest); err != nil {
 				return a, err
 			}
 			if c.AgentID != "" && s.agentBudget != nil {
-				if err := s.agentBudget.AdjustAgentCardSpend(ctx, a.ID, next.CapturedAmount); err != nil {
+				if err := s.agentBudget.AdjustAgentCardSpend(ctx, a.TenantID, a.ID, next.CapturedAmount); err != nil {
 					return a, err
 				}
 			}
@@ -309,7 +309,7 @@ func (s *Service) Capture(ctx context.Context, p auth.Principal, id string, in C
 			return next, s.settleOffChain(ctx, tx, c, next, now)
 		}
 		next.SettlementStatus = card.SettlementPending
-		return next, s.jobs.Enqueue(ctx, SettleArgs{AuthorizationID: a.ID}, ports.JobOptions{MaxAttempts: settleMaxAttempts})
+		return next, s.jobs.Enqueue(ctx, SettleArgs{TenantID: a.TenantID, AuthorizationID: a.ID}, ports.JobOptions{MaxAttempts: settleMaxAttempts})
 	})
 }
 
@@ -403,11 +403,11 @@ func (s *Service) release(ctx context.Context, tx ports.Tx, c card.Card, a card.
 		Metadata: map[string]string{"cardId": c.ID, "cardAuthorizationId": a.ID, "reversalReason": reason}}.MustValidate()); err != nil {
 		return a, err
 	}
-	if err := tx.Cards().AddWindowSpend(ctx, c.ID, a.Windows, -a.Amount); err != nil {
+	if err := tx.Cards().AddWindowSpend(ctx, c.TenantID, c.ID, a.Windows, -a.Amount); err != nil {
 		return a, err
 	}
 	if c.AgentID != "" && s.agentBudget != nil {
-		if err := s.agentBudget.ReleaseAgentCardSpend(ctx, a.ID); err != nil {
+		if err := s.agentBudget.ReleaseAgentCardSpend(ctx, a.TenantID, a.ID); err != nil {
 			return a, err
 		}
 	}
@@ -441,7 +441,7 @@ func (s *Service) ExpireApprovals(ctx context.Context) (int, error) {
 			if err != nil {
 				return err
 			}
-			a, err := tx.Cards().LockAuthorizationByID(ctx, found.ID)
+			a, err := tx.Cards().LockAuthorizationByID(ctx, found.TenantID, found.ID)
 			if err != nil || a.Status != card.AuthApproved {
 				return err
 			}
@@ -475,7 +475,7 @@ func (s *Service) resolve(ctx context.Context, p auth.Principal, id string,
 		if err != nil {
 			return err
 		}
-		a, err := tx.Cards().LockAuthorizationByID(ctx, found.ID)
+		a, err := tx.Cards().LockAuthorizationByID(ctx, found.TenantID, found.ID)
 		if err != nil {
 			return err
 		}

@@ -194,7 +194,7 @@ func (s *Service) ListAuthorizations(ctx context.Context, p auth.Principal, card
 		if err != nil {
 			return err
 		}
-		out, total, err = tx.Cards().ListAuthorizations(ctx, c.ID, kernel.ClampPage(page))
+		out, total, err = tx.Cards().ListAuthorizations(ctx, c.TenantID, c.ID, kernel.ClampPage(page))
 		return err
 	})
 	return out, total, err

@@ -32,8 +32,8 @@ type PolicyGate interface {
 // limits only.
 type AgentCardBudget interface {
 	ConsumeAgentCardSpend(ctx context.Context, tenantID string, env core.Environment, agentID, authorizationID string, amount int64, at time.Time) (decline string, err error)
-	ReleaseAgentCardSpend(ctx context.Context, authorizationID string) error
-	AdjustAgentCardSpend(ctx context.Context, authorizationID string, captured int64) error
+	ReleaseAgentCardSpend(ctx context.Context, tenantID, authorizationID string) error
+	AdjustAgentCardSpend(ctx context.Context, tenantID, authorizationID string, captured int64) error
 }
 
 // Deps are the ports of the card capability.

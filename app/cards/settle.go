@@ -21,6 +21,10 @@ var _ kernel.Jobs = (*Service)(nil)
 // SettleArgs is the durable job that settles one captured Safe card authorization on chain
 // through the card spend module. It is enqueued in the capture's unit of work.
 type SettleArgs struct {
+	// TenantID routes the job's statements to the tenant's shard group. A job enqueued before
+	// it was carried has none: it does nothing, and the sweep enqueues the settlement again
+	// with its tenant once it has been untouched for settlementStaleAfter.
+	TenantID        string `json:"tenantId,omitempty"`
 	AuthorizationID string `json:"authorizationId"`
 }
 
@@ -43,7 +47,10 @@ func SettlementRef(authorizationID string) [32]byte {
 // RegisterWorkers adds the settlement worker.
 func (s *Service) RegisterWorkers(workers *river.Workers) {
 	kernel.AddRetryingWorker(workers, settleTimeout, settleRetryCap, func(ctx context.Context, a SettleArgs) error {
-		return kernel.StepResult(s.RunSettlement(ctx, a.AuthorizationID))
+		if a.TenantID == "" {
+			return nil
+		}
+		return kernel.StepResult(s.RunSettlement(ctx, a.TenantID, a.AuthorizationID))
 	})
 	kernel.AddWorker(workers, 0, func(ctx context.Context, _ SweepSettlementsArgs) error {
 		_, err := s.SweepSettlements(ctx)
@@ -101,13 +108,13 @@ func (SweepSettlementsArgs) Kind() string { return "card.settle_sweep" }
 func (s *Service) SweepSettlements(ctx context.Context) (int, error) {
 	var n int
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		ids, err := tx.Cards().StaleSettlements(ctx, s.now().Add(-settlementStaleAfter), settlementSweepBatch)
+		stale, err := tx.Cards().StaleSettlements(ctx, s.now().Add(-settlementStaleAfter), settlementSweepBatch)
 		if err != nil {
 			return err
 		}
 		n = 0
-		for _, id := range ids {
-			if err := s.jobs.Enqueue(ctx, SettleArgs{AuthorizationID: id}, ports.JobOptions{MaxAttempts: settleMaxAttempts, UniqueFor: settlementStaleAfter}); err != nil {
+		for _, row := range stale {
+			if err := s.jobs.Enqueue(ctx, SettleArgs{TenantID: row.TenantID, AuthorizationID: row.ID}, ports.JobOptions{MaxAttempts: settleMaxAttempts, UniqueFor: settlementStaleAfter}); err != nil {
 				return err
 			}
 			n++
@@ -122,12 +129,12 @@ func (s *Service) SweepSettlements(ctx context.Context) (int, error) {
 // CONFIRMED, or FAILED with the reason. A refusal by the contract is FAILED at once; a node
 // error is recorded on the authorization and retried. Retry-safe: the reference is derived
 // from the authorization, and the module sends nothing for a reference already settled.
-func (s *Service) RunSettlement(ctx context.Context, authorizationID string) (time.Duration, error) {
+func (s *Service) RunSettlement(ctx context.Context, tenantID, authorizationID string) (time.Duration, error) {
 	var a card.Authorization
 	var c card.Card
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		if a, err = tx.Cards().LockAuthorizationByID(ctx, authorizationID); err != nil {
+		if a, err = tx.Cards().LockAuthorizationByID(ctx, tenantID, authorizationID); err != nil {
 			return err
 		}
 		c, err = tx.Cards().FindCard(ctx, a.TenantID, a.Environment, a.CardID)
@@ -148,24 +155,24 @@ func (s *Service) RunSettlement(ctx context.Context, authorizationID string) (ti
 func (s *Service) sendSettlement(ctx context.Context, c card.Card, a card.Authorization) (time.Duration, error) {
 	module, err := s.module(a.Environment)
 	if err != nil {
-		return 0, s.recordSettlement(ctx, a.ID, card.SettlementPending, "", err.Error())
+		return 0, s.recordSettlement(ctx, a.TenantID, a.ID, card.SettlementPending, "", err.Error())
 	}
 	hash, err := module.SettleCardSpend(ctx, common.HexToAddress(c.SafeAddress), big.NewInt(a.CapturedAmount), SettlementRef(a.ID))
 	var revert *ports.RevertError
 	switch {
 	case errors.As(err, &revert):
-		return 0, s.recordSettlement(ctx, a.ID, card.SettlementFailed, "", "refused by the card spend module: "+revert.Error())
+		return 0, s.recordSettlement(ctx, a.TenantID, a.ID, card.SettlementFailed, "", "refused by the card spend module: "+revert.Error())
 	case err != nil:
-		if rerr := s.recordSettlement(ctx, a.ID, card.SettlementPending, "", err.Error()); rerr != nil {
+		if rerr := s.recordSettlement(ctx, a.TenantID, a.ID, card.SettlementPending, "", err.Error()); rerr != nil {
 			return 0, rerr
 		}
 		return 0, err
 	case hash == (common.Hash{}):
 		// Already settled under this reference by an earlier run whose hash was not recorded.
-		return 0, s.recordSettlement(ctx, a.ID, card.SettlementConfirmed, a.SettlementTxHash, "")
+		return 0, s.recordSettlement(ctx, a.TenantID, a.ID, card.SettlementConfirmed, a.SettlementTxHash, "")
 	}
 	kernel.CrashPoint(kernel.CrashCardSettlementSent)
-	if err := s.recordSettlement(ctx, a.ID, card.SettlementSubmitted, hash.Hex(), ""); err != nil {
+	if err := s.recordSettlement(ctx, a.TenantID, a.ID, card.SettlementSubmitted, hash.Hex(), ""); err != nil {
 		return 0, err
 	}
 	return settleReceiptWait, nil
@@ -182,17 +189,17 @@ func (s *Service) confirmSettlement(ctx context.Context, a card.Authorization) (
 	}
 	switch r.Status {
 	case ports.TxSucceeded:
-		return 0, s.recordSettlement(ctx, a.ID, card.SettlementConfirmed, a.SettlementTxHash, "")
+		return 0, s.recordSettlement(ctx, a.TenantID, a.ID, card.SettlementConfirmed, a.SettlementTxHash, "")
 	case ports.TxFailed:
-		return 0, s.recordSettlement(ctx, a.ID, card.SettlementFailed, a.SettlementTxHash, "settlement transaction reverted: "+r.FailureReason)
+		return 0, s.recordSettlement(ctx, a.TenantID, a.ID, card.SettlementFailed, a.SettlementTxHash, "settlement transaction reverted: "+r.FailureReason)
 	}
 	return settleReceiptWait, nil
 }
 
 // recordSettlement writes a settlement step unless the authorization already moved past it.
-func (s *Service) recordSettlement(ctx context.Context, id string, status card.SettlementStatus, txHash, failure string) error {
+func (s *Service) recordSettlement(ctx context.Context, tenantID, id string, status card.SettlementStatus, txHash, failure string) error {
 	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		a, err := tx.Cards().LockAuthorizationByID(ctx, id)
+		a, err := tx.Cards().LockAuthorizationByID(ctx, tenantID, id)
 		if err != nil {
 			return err
 		}

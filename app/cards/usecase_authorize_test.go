@@ -48,13 +48,13 @@ func (b *agentWindows) ConsumeAgentCardSpend(_ context.Context, _ string, _ core
 	return "", nil
 }
 
-func (b *agentWindows) ReleaseAgentCardSpend(_ context.Context, authorizationID string) error {
+func (b *agentWindows) ReleaseAgentCardSpend(_ context.Context, _, authorizationID string) error {
 	delete(b.charged, authorizationID)
 	b.released = append(b.released, authorizationID)
 	return nil
 }
 
-func (b *agentWindows) AdjustAgentCardSpend(_ context.Context, authorizationID string, captured int64) error {
+func (b *agentWindows) AdjustAgentCardSpend(_ context.Context, _, authorizationID string, captured int64) error {
 	b.charged[authorizationID] = captured
 	return nil
 }
@@ -134,7 +134,7 @@ func (w *authorizeWorld) spend(t *testing.T, c card.Card) card.Spend {
 	t.Helper()
 	var s card.Spend
 	_ = w.store.Read(context.Background(), func(ctx context.Context, tx ports.Tx) (err error) {
-		s, err = tx.Cards().WindowSpend(ctx, c.ID, card.WindowsAt(w.clock.Now()))
+		s, err = tx.Cards().WindowSpend(ctx, c.TenantID, c.ID, card.WindowsAt(w.clock.Now()))
 		return err
 	})
 	return s

@@ -165,7 +165,7 @@ func (g *SpendGuard) reserveAgentCaps(ctx context.Context, tx ports.Tx, req spen
 	if err != nil {
 		return err
 	}
-	if _, reserved, err := tx.Agents().LockCardSpend(ctx, req.Reference); err != nil || reserved {
+	if _, reserved, err := tx.Agents().LockCardSpend(ctx, a.TenantID, req.Reference); err != nil || reserved {
 		return err
 	}
 	now := g.now().UTC()

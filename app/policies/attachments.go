@@ -119,7 +119,7 @@ func (s *Service) ListPolicyAttachments(ctx context.Context, p auth.Principal, i
 		if err != nil {
 			return err
 		}
-		out, err = tx.Policies().ListAttachments(ctx, pol.ID, policyAttachmentsCap)
+		out, err = tx.Policies().ListAttachments(ctx, pol.TenantID, pol.ID, policyAttachmentsCap)
 		return err
 	})
 	return out, err
@@ -139,7 +139,7 @@ func (s *Service) DetachPolicy(ctx context.Context, p auth.Principal, attachment
 		}
 		now := s.clock.Now().UTC()
 		att.DetachedAt = &now
-		return tx.Policies().Detach(ctx, att.ID, now)
+		return tx.Policies().Detach(ctx, att.TenantID, att.ID, now)
 	})
 	return att, err
 }

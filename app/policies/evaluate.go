@@ -82,7 +82,7 @@ func (s *Service) EvaluatePolicy(ctx context.Context, p auth.Principal, in Evalu
 		if err != nil {
 			return err
 		}
-		v, err := tx.Policies().FindVersion(ctx, pol.ID, pol.ActiveVersionID)
+		v, err := tx.Policies().FindVersion(ctx, pol.TenantID, pol.ID, pol.ActiveVersionID)
 		if err != nil {
 			return err
 		}

@@ -133,7 +133,7 @@ func attachedPolicy(ctx context.Context, tx ports.Tx, tenantID string, env core.
 	if err != nil {
 		return policy.Policy{}, policy.Version{}, false, err
 	}
-	v, err := tx.Policies().FindVersion(ctx, pol.ID, pol.ActiveVersionID)
+	v, err := tx.Policies().FindVersion(ctx, pol.TenantID, pol.ID, pol.ActiveVersionID)
 	return pol, v, err == nil, err
 }
 

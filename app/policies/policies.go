@@ -109,7 +109,7 @@ func (s *Service) ArchivePolicy(ctx context.Context, p auth.Principal, id string
 			return err
 		}
 		now := s.clock.Now().UTC()
-		if _, err := tx.Policies().DetachAll(ctx, locked.ID, now); err != nil {
+		if _, err := tx.Policies().DetachAll(ctx, locked.TenantID, locked.ID, now); err != nil {
 			return err
 		}
 		pol = locked.Archive(now)

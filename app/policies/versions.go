@@ -32,7 +32,7 @@ func (s *Service) CreatePolicyVersion(ctx context.Context, p auth.Principal, id 
 		if err != nil {
 			return err
 		}
-		if err := tx.Policies().CreateVersion(ctx, v); err != nil {
+		if err := tx.Policies().CreateVersion(ctx, locked.TenantID, v); err != nil {
 			return err
 		}
 		return tx.Policies().UpdatePolicy(ctx, next)
@@ -52,7 +52,7 @@ func (s *Service) ListPolicyVersions(ctx context.Context, p auth.Principal, id s
 		if err != nil {
 			return err
 		}
-		out, total, err = tx.Policies().ListVersions(ctx, pol.ID, kernel.ClampPage(page))
+		out, total, err = tx.Policies().ListVersions(ctx, pol.TenantID, pol.ID, kernel.ClampPage(page))
 		return err
 	})
 	return out, total, err

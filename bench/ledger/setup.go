@@ -170,10 +170,12 @@ func settings(ctx context.Context, db *bun.DB) (string, error) {
 // name them) and a world account to fund them from.
 func (b *bench) openAccounts(ctx context.Context) error {
 	_, err := b.db.ExecContext(ctx, `
-INSERT INTO ledger_accounts (id, environment, asset, tenant_id, kind, reference, non_negative, created_at)
-SELECT 'acc_bench' || lpad(n::text, 21, '0'), 'TEST', 'USDC', 'ten_bench', 'tenant_available', 'bench:' || n, true, now()
+INSERT INTO ledger_accounts (id, environment, asset, tenant_id, kind, reference, non_negative, created_at, home_tenant_id)
+SELECT 'acc_bench' || lpad(n::text, 21, '0'), 'TEST', 'USDC', 'ten_bench', 'tenant_available', 'bench:' || n, true, now(),
+    'ten_bench'
 FROM generate_series(0, ?) AS n;
-INSERT INTO ledger_balances (account_id, non_negative) SELECT id, true FROM ledger_accounts WHERE tenant_id = 'ten_bench';`, b.o.accounts)
+INSERT INTO ledger_balances (account_id, non_negative, home_tenant_id)
+SELECT id, true, home_tenant_id FROM ledger_accounts WHERE tenant_id = 'ten_bench';`, b.o.accounts)
 	if err != nil {
 		return err
 	}

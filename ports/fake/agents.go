@@ -148,14 +148,17 @@ func (r agentRepo) CreateCardSpend(_ context.Context, s agent.CardSpend) error {
 	return nil
 }
 
-func (r agentRepo) LockCardSpend(_ context.Context, authorizationID string) (agent.CardSpend, bool, error) {
+func (r agentRepo) LockCardSpend(_ context.Context, tenantID, authorizationID string) (agent.CardSpend, bool, error) {
 	s, ok := r.t().spend[authorizationID]
-	return s, ok, nil
+	if !ok || s.TenantID != tenantID {
+		return agent.CardSpend{}, false, nil
+	}
+	return s, true, nil
 }
 
 // AdjustCardSpend changes an unreleased record only.
-func (r agentRepo) AdjustCardSpend(_ context.Context, authorizationID string, amount int64) error {
-	if s, ok := r.t().spend[authorizationID]; ok && s.ReleasedAt == nil {
+func (r agentRepo) AdjustCardSpend(_ context.Context, tenantID, authorizationID string, amount int64) error {
+	if s, ok := r.t().spend[authorizationID]; ok && s.TenantID == tenantID && s.ReleasedAt == nil {
 		s.AmountBaseUnits = amount
 		r.t().spend[authorizationID] = s
 	}
@@ -175,8 +178,8 @@ func (r agentRepo) FindAgentCard(_ context.Context, a agent.Agent) (string, bool
 }
 
 // ReleaseCardSpend keeps the first release time.
-func (r agentRepo) ReleaseCardSpend(_ context.Context, authorizationID string, at time.Time) error {
-	if s, ok := r.t().spend[authorizationID]; ok && s.ReleasedAt == nil {
+func (r agentRepo) ReleaseCardSpend(_ context.Context, tenantID, authorizationID string, at time.Time) error {
+	if s, ok := r.t().spend[authorizationID]; ok && s.TenantID == tenantID && s.ReleasedAt == nil {
 		s.ReleasedAt = &at
 		r.t().spend[authorizationID] = s
 	}

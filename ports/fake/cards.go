@@ -77,7 +77,7 @@ func (r cardRepo) LockCardForDecision(ctx context.Context, tenantID string, env 
 	if err != nil {
 		return ports.CardDecisionRows{}, err
 	}
-	spent, _ := r.WindowSpend(ctx, c.ID, w)
+	spent, _ := r.WindowSpend(ctx, c.TenantID, c.ID, w)
 	return ports.CardDecisionRows{Card: c, Spent: spent, PolicyAttached: true}, nil
 }
 
@@ -91,14 +91,14 @@ func (r cardRepo) ListCards(_ context.Context, tenantID string, env core.Environ
 	return out, total, nil
 }
 
-func (r cardRepo) WindowSpend(_ context.Context, cardID string, w card.Windows) (card.Spend, error) {
-	s := r.t().spend
-	return card.Spend{Daily: s[cardID+"|"+w.Day], Weekly: s[cardID+"|"+w.Week], Monthly: s[cardID+"|"+w.Month]}, nil
+func (r cardRepo) WindowSpend(_ context.Context, tenantID, cardID string, w card.Windows) (card.Spend, error) {
+	s, k := r.t().spend, tenantID+"|"+cardID+"|"
+	return card.Spend{Daily: s[k+w.Day], Weekly: s[k+w.Week], Monthly: s[k+w.Month]}, nil
 }
 
-func (r cardRepo) AddWindowSpend(_ context.Context, cardID string, w card.Windows, delta int64) error {
+func (r cardRepo) AddWindowSpend(_ context.Context, tenantID, cardID string, w card.Windows, delta int64) error {
 	for _, key := range []string{w.Day, w.Week, w.Month} {
-		r.t().spend[cardID+"|"+key] += delta
+		r.t().spend[tenantID+"|"+cardID+"|"+key] += delta
 	}
 	return nil
 }
@@ -112,7 +112,7 @@ func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Author
 	if err := r.CreateAuthorization(ctx, a); err != nil {
 		return err
 	}
-	if err := r.AddWindowSpend(ctx, a.CardID, a.Windows, a.Amount); err != nil {
+	if err := r.AddWindowSpend(ctx, a.TenantID, a.CardID, a.Windows, a.Amount); err != nil {
 		return err
 	}
 	_, err := eventRepo(r).RecordEvent(ctx, announce)
@@ -127,9 +127,9 @@ func (r cardRepo) FindAuthorization(_ context.Context, tenantID string, env core
 	return a, nil
 }
 
-func (r cardRepo) LockAuthorizationByID(_ context.Context, id string) (card.Authorization, error) {
+func (r cardRepo) LockAuthorizationByID(_ context.Context, tenantID, id string) (card.Authorization, error) {
 	a, ok := r.t().authorizations.rows[id]
-	if !ok {
+	if !ok || a.TenantID != tenantID {
 		return card.Authorization{}, core.NotFound(card.CodeAuthorizationNotFound, "card authorization "+id)
 	}
 	return a, nil
@@ -148,21 +148,21 @@ func (r cardRepo) OpenApprovals(_ context.Context, createdBefore time.Time, limi
 	return out, nil
 }
 
-func (r cardRepo) StaleSettlements(_ context.Context, before time.Time, limit int) ([]string, error) {
+func (r cardRepo) StaleSettlements(_ context.Context, before time.Time, limit int) ([]ports.TenantRow, error) {
 	rows := r.t().authorizations.filter(func(a card.Authorization) bool {
 		return (a.SettlementStatus == card.SettlementPending || a.SettlementStatus == card.SettlementSubmitted) && a.UpdatedAt.Before(before)
 	}, false)
 	sortByTime(rows, func(a card.Authorization) time.Time { return a.UpdatedAt })
 	rows, _ = page(rows, ports.Page{Take: limit})
-	ids := make([]string, len(rows))
+	out := make([]ports.TenantRow, len(rows))
 	for i, a := range rows {
-		ids[i] = a.ID
+		out[i] = ports.TenantRow{TenantID: a.TenantID, ID: a.ID}
 	}
-	return ids, nil
+	return out, nil
 }
 
-func (r cardRepo) ListAuthorizations(_ context.Context, cardID string, p ports.Page) ([]card.Authorization, int, error) {
-	rows := r.t().authorizations.filter(func(a card.Authorization) bool { return a.CardID == cardID }, true)
+func (r cardRepo) ListAuthorizations(_ context.Context, tenantID, cardID string, p ports.Page) ([]card.Authorization, int, error) {
+	rows := r.t().authorizations.filter(func(a card.Authorization) bool { return a.TenantID == tenantID && a.CardID == cardID }, true)
 	out, total := page(rows, p)
 	return out, total, nil
 }

@@ -48,7 +48,7 @@ func (r policyRepo) CreatePolicy(ctx context.Context, p policy.Policy, v policy.
 	if err := r.t().policies.insert(p.ID, p); err != nil {
 		return err
 	}
-	return r.CreateVersion(ctx, v)
+	return r.CreateVersion(ctx, p.TenantID, v)
 }
 
 func (r policyRepo) FindPolicy(_ context.Context, tenantID string, env core.Environment, id string) (policy.Policy, error) {
@@ -81,11 +81,11 @@ func (r policyRepo) UpdatePolicy(_ context.Context, p policy.Policy) error {
 
 // CreateVersion refuses a second version number of one policy as INVALID_STATE, as the unique
 // key does.
-func (r policyRepo) CreateVersion(_ context.Context, v policy.Version) error {
+func (r policyRepo) CreateVersion(_ context.Context, tenantID string, v policy.Version) error {
 	if !json.Valid(v.Document) {
 		return fmt.Errorf("fake: policy version %s: document is not JSON", v.ID)
 	}
-	if _, ok := r.t().policies.rows[v.PolicyID]; !ok {
+	if !r.owns(tenantID, v.PolicyID) {
 		return fmt.Errorf("fake: version %s of unknown policy %s", v.ID, v.PolicyID)
 	}
 	for _, other := range r.t().versions.rows {
@@ -106,16 +106,23 @@ func verified(v policy.Version) (policy.Version, error) {
 	return v, nil
 }
 
-func (r policyRepo) FindVersion(_ context.Context, policyID, versionID string) (policy.Version, error) {
+// owns reports whether the policy is the tenant's (versions are stored without their tenant
+// here; the policy carries it).
+func (r policyRepo) owns(tenantID, policyID string) bool {
+	p, ok := r.t().policies.rows[policyID]
+	return ok && p.TenantID == tenantID
+}
+
+func (r policyRepo) FindVersion(_ context.Context, tenantID, policyID, versionID string) (policy.Version, error) {
 	v, ok := r.t().versions.rows[versionID]
-	if !ok || v.PolicyID != policyID {
+	if !ok || v.PolicyID != policyID || !r.owns(tenantID, policyID) {
 		return policy.Version{}, fmt.Errorf("fake: policy %s has no version %s", policyID, versionID)
 	}
 	return verified(v)
 }
 
-func (r policyRepo) ListVersions(_ context.Context, policyID string, p ports.Page) ([]policy.Version, int, error) {
-	rows := r.t().versions.filter(func(v policy.Version) bool { return v.PolicyID == policyID }, false)
+func (r policyRepo) ListVersions(_ context.Context, tenantID, policyID string, p ports.Page) ([]policy.Version, int, error) {
+	rows := r.t().versions.filter(func(v policy.Version) bool { return v.PolicyID == policyID && r.owns(tenantID, policyID) }, false)
 	slices.SortStableFunc(rows, func(a, b policy.Version) int { return cmp.Compare(a.Version, b.Version) })
 	out, total := page(rows, p)
 	for i, v := range out {
@@ -147,12 +154,14 @@ func (r policyRepo) LockAttachment(_ context.Context, tenantID string, env core.
 	return a, nil
 }
 
-func (r policyRepo) active(policyID string) []policy.Attachment {
-	return r.t().attachments.filter(func(a policy.Attachment) bool { return a.PolicyID == policyID && a.DetachedAt == nil }, false)
+func (r policyRepo) active(tenantID, policyID string) []policy.Attachment {
+	return r.t().attachments.filter(func(a policy.Attachment) bool {
+		return a.TenantID == tenantID && a.PolicyID == policyID && a.DetachedAt == nil
+	}, false)
 }
 
-func (r policyRepo) ListAttachments(_ context.Context, policyID string, limit int) ([]policy.Attachment, error) {
-	out, _ := page(r.active(policyID), ports.Page{Take: limit})
+func (r policyRepo) ListAttachments(_ context.Context, tenantID, policyID string, limit int) ([]policy.Attachment, error) {
+	out, _ := page(r.active(tenantID, policyID), ports.Page{Take: limit})
 	return out, nil
 }
 
@@ -166,18 +175,18 @@ func (r policyRepo) FindSubjectAttachment(_ context.Context, tenantID string, en
 }
 
 // Detach sets detachedAt once; a detached attachment keeps its first time.
-func (r policyRepo) Detach(_ context.Context, id string, at time.Time) error {
-	if a, ok := r.t().attachments.rows[id]; ok && a.DetachedAt == nil {
+func (r policyRepo) Detach(_ context.Context, tenantID, id string, at time.Time) error {
+	if a, ok := r.t().attachments.rows[id]; ok && a.TenantID == tenantID && a.DetachedAt == nil {
 		a.DetachedAt = &at
 		r.t().attachments.rows[id] = a
 	}
 	return nil
 }
 
-func (r policyRepo) DetachAll(ctx context.Context, policyID string, at time.Time) (int, error) {
-	active := r.active(policyID)
+func (r policyRepo) DetachAll(ctx context.Context, tenantID, policyID string, at time.Time) (int, error) {
+	active := r.active(tenantID, policyID)
 	for _, a := range active {
-		_ = r.Detach(ctx, a.ID, at)
+		_ = r.Detach(ctx, tenantID, a.ID, at)
 	}
 	return len(active), nil
 }

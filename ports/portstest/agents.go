@@ -92,7 +92,7 @@ func spent(t *testing.T, s ports.Store, a agent.Agent, w agent.Windows) agent.Sp
 }
 
 func agentSpend(t *testing.T, s ports.Store) {
-	tn := newTenant(t, s)
+	tn, other := newTenant(t, s), newTenant(t, s)
 	w := newWallet(t, s, tn.ID, core.EnvTest)
 	a := newAgent(tn.ID, w.ID, ledgerNow())
 	createAgent(t, s, a)
@@ -111,14 +111,20 @@ func agentSpend(t *testing.T, s ports.Store) {
 		t.Errorf("SpentInWindows = %+v, want 300 in each (70 paid + 230 of cards)", got)
 	}
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
-		noErr(t, "AdjustCardSpend", tx.Agents().AdjustCardSpend(ctx, card2, 150))
-		noErr(t, "ReleaseCardSpend", tx.Agents().ReleaseCardSpend(ctx, card1, now))
-		noErr(t, "ReleaseCardSpend again", tx.Agents().ReleaseCardSpend(ctx, card1, now.Add(time.Hour)))
-		rec, found, err := tx.Agents().LockCardSpend(ctx, card1)
+		// Another tenant's calls find nothing and change nothing.
+		noErr(t, "AdjustCardSpend of another tenant", tx.Agents().AdjustCardSpend(ctx, other.ID, card2, 1))
+		noErr(t, "ReleaseCardSpend of another tenant", tx.Agents().ReleaseCardSpend(ctx, other.ID, card2, now))
+		if _, found, _ := tx.Agents().LockCardSpend(ctx, other.ID, card2); found {
+			t.Error("LockCardSpend found another tenant's record")
+		}
+		noErr(t, "AdjustCardSpend", tx.Agents().AdjustCardSpend(ctx, tn.ID, card2, 150))
+		noErr(t, "ReleaseCardSpend", tx.Agents().ReleaseCardSpend(ctx, tn.ID, card1, now))
+		noErr(t, "ReleaseCardSpend again", tx.Agents().ReleaseCardSpend(ctx, tn.ID, card1, now.Add(time.Hour)))
+		rec, found, err := tx.Agents().LockCardSpend(ctx, tn.ID, card1)
 		if !found || rec.ReleasedAt == nil || !rec.ReleasedAt.Equal(now) || rec.AmountBaseUnits != 30 {
 			t.Errorf("LockCardSpend after two releases = %+v, %v; want the first release kept", rec, found)
 		}
-		if _, found, _ := tx.Agents().LockCardSpend(ctx, "cau_none"); found {
+		if _, found, _ := tx.Agents().LockCardSpend(ctx, tn.ID, "cau_none"); found {
 			t.Error("LockCardSpend found an unknown authorization")
 		}
 		return err

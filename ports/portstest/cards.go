@@ -2,6 +2,7 @@ package portstest
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -86,20 +87,26 @@ func cardAuthorizations(t *testing.T, s ports.Store) {
 	captured.Status, captured.CapturedAmount, captured.SettlementStatus, captured.UpdatedAt = card.AuthCaptured, 200, card.SettlementPending, old
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Cards().UpdateAuthorization(ctx, captured) })
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
-		list, total, err := tx.Cards().ListAuthorizations(ctx, c.ID, ports.Page{Take: 10})
+		list, total, err := tx.Cards().ListAuthorizations(ctx, tn.ID, c.ID, ports.Page{Take: 10})
 		wantTotal(t, "ListAuthorizations", total, 2)
 		wantIDs(t, "ListAuthorizations", ids(list, func(a card.Authorization) string { return a.ID }), []string{captured.ID, open.ID})
 		_, err2 := tx.Cards().FindAuthorization(ctx, other.ID, core.EnvTest, open.ID)
 		wantCode(t, err2, card.CodeAuthorizationNotFound)
+		if _, n, _ := tx.Cards().ListAuthorizations(ctx, other.ID, c.ID, ports.Page{Take: 10}); n != 0 {
+			t.Errorf("ListAuthorizations of another tenant's card = %d, want none", n)
+		}
+		_, errOther := tx.Cards().LockAuthorizationByID(ctx, other.ID, captured.ID)
+		wantCode(t, errOther, card.CodeAuthorizationNotFound)
 		approvals, err3 := tx.Cards().OpenApprovals(ctx, old.Add(time.Minute), 10_000)
 		if !containsID(approvals, open.ID) || containsID(approvals, captured.ID) {
 			t.Errorf("OpenApprovals does not list exactly the open approval")
 		}
 		stale, err4 := tx.Cards().StaleSettlements(ctx, old.Add(time.Minute), 10_000)
-		if !containsString(stale, captured.ID) || containsString(stale, open.ID) {
-			t.Errorf("StaleSettlements does not list exactly the pending capture")
+		if !slices.Contains(stale, ports.TenantRow{TenantID: tn.ID, ID: captured.ID}) ||
+			slices.Contains(stale, ports.TenantRow{TenantID: tn.ID, ID: open.ID}) {
+			t.Errorf("StaleSettlements does not list exactly the pending capture with its tenant")
 		}
-		got, err5 := tx.Cards().LockAuthorizationByID(ctx, captured.ID)
+		got, err5 := tx.Cards().LockAuthorizationByID(ctx, tn.ID, captured.ID)
 		if got.Status != card.AuthCaptured || got.CapturedAmount != 200 || got.SettlementStatus != card.SettlementPending {
 			t.Errorf("after UpdateAuthorization = %+v", got)
 		}
@@ -112,26 +119,30 @@ func containsID(as []card.Authorization, id string) bool {
 }
 
 func cardSpendConcurrent(t *testing.T, s ports.Store) {
-	c := newCard(t, s, newTenant(t, s).ID)
+	c, other := newCard(t, s, newTenant(t, s).ID), newTenant(t, s)
 	w := card.WindowsAt(ledgerNow())
 	for _, err := range concurrently(s, 5, func(ctx context.Context, tx ports.Tx, _ int) error {
 		if _, err := tx.Cards().LockCard(ctx, c.TenantID, c.Environment, c.ID); err != nil {
 			return err
 		}
-		return tx.Cards().AddWindowSpend(ctx, c.ID, w, 30)
+		return tx.Cards().AddWindowSpend(ctx, c.TenantID, c.ID, w, 30)
 	}) {
 		noErr(t, "AddWindowSpend", err)
 	}
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
-		noErr(t, "credit back", tx.Cards().AddWindowSpend(ctx, c.ID, w, -50))
-		sp, err := tx.Cards().WindowSpend(ctx, c.ID, w)
+		noErr(t, "credit back", tx.Cards().AddWindowSpend(ctx, c.TenantID, c.ID, w, -50))
+		sp, err := tx.Cards().WindowSpend(ctx, c.TenantID, c.ID, w)
 		if sp.Daily != 100 || sp.Weekly != 100 || sp.Monthly != 100 {
 			t.Errorf("WindowSpend = %+v, want 100 in each (5×30 − 50)", sp)
 		}
-		next, err2 := tx.Cards().WindowSpend(ctx, c.ID, card.WindowsAt(ledgerNow().AddDate(0, 2, 0)))
+		next, err2 := tx.Cards().WindowSpend(ctx, c.TenantID, c.ID, card.WindowsAt(ledgerNow().AddDate(0, 2, 0)))
 		if next != (card.Spend{}) {
 			t.Errorf("WindowSpend of later windows = %+v, want none", next)
 		}
-		return firstErr(err, err2)
+		foreign, err3 := tx.Cards().WindowSpend(ctx, other.ID, c.ID, w)
+		if foreign != (card.Spend{}) {
+			t.Errorf("WindowSpend under another tenant = %+v, want none", foreign)
+		}
+		return firstErr(err, err2, err3)
 	})
 }

@@ -55,7 +55,7 @@ func policyCRUD(t *testing.T, s ports.Store) {
 	v2 := newVersion(t, a.ID, 2, "70")
 	archived := ledgerNow()
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
-		noErr(t, "CreateVersion", tx.Policies().CreateVersion(ctx, v2))
+		noErr(t, "CreateVersion", tx.Policies().CreateVersion(ctx, tn.ID, v2))
 		a.ActiveVersionID, a.ActiveVersion, a.Status, a.ArchivedAt = v2.ID, 2, policy.StatusArchived, &archived
 		return tx.Policies().UpdatePolicy(ctx, a)
 	})
@@ -76,24 +76,30 @@ func policyCRUD(t *testing.T, s ports.Store) {
 }
 
 func policyVersions(t *testing.T, s ports.Store) {
-	tn := newTenant(t, s)
+	tn, other := newTenant(t, s), newTenant(t, s)
 	p, v1 := newPolicy(t, tn.ID, "50")
 	createPolicy(t, s, p, v1)
 	v2 := newVersion(t, p.ID, 2, "80")
-	unit(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Policies().CreateVersion(ctx, v2) })
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Policies().CreateVersion(ctx, tn.ID, v2) })
 	err := unitErr(s, func(ctx context.Context, tx ports.Tx) error {
-		return tx.Policies().CreateVersion(ctx, newVersion(t, p.ID, 2, "90"))
+		return tx.Policies().CreateVersion(ctx, tn.ID, newVersion(t, p.ID, 2, "90"))
 	})
 	wantCode(t, err, core.CodeInvalidState)
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
-		list, total, err := tx.Policies().ListVersions(ctx, p.ID, ports.Page{Take: 10})
+		list, total, err := tx.Policies().ListVersions(ctx, tn.ID, p.ID, ports.Page{Take: 10})
 		wantTotal(t, "ListVersions", total, 2)
 		wantIDs(t, "ListVersions", ids(list, func(v policy.Version) string { return v.ID }), []string{v1.ID, v2.ID})
-		got, err2 := tx.Policies().FindVersion(ctx, p.ID, v2.ID)
+		if _, n, _ := tx.Policies().ListVersions(ctx, other.ID, p.ID, ports.Page{Take: 10}); n != 0 {
+			t.Errorf("ListVersions under another tenant = %d, want none", n)
+		}
+		if _, err := tx.Policies().FindVersion(ctx, other.ID, p.ID, v2.ID); err == nil {
+			t.Error("FindVersion under another tenant succeeded")
+		}
+		got, err2 := tx.Policies().FindVersion(ctx, tn.ID, p.ID, v2.ID)
 		if got.SHA256 != v2.SHA256 || string(got.IR.Canonical()) != string(v2.IR.Canonical()) || got.Version != 2 {
 			t.Errorf("FindVersion = %+v, want %+v", got, v2)
 		}
-		if _, err := tx.Policies().FindVersion(ctx, p.ID, core.NewID(core.PrefixVersion)); err == nil {
+		if _, err := tx.Policies().FindVersion(ctx, tn.ID, p.ID, core.NewID(core.PrefixVersion)); err == nil {
 			t.Error("FindVersion of an unknown version succeeded")
 		}
 		return firstErr(err, err2)
@@ -126,7 +132,11 @@ func policyAttachments(t *testing.T, s ports.Store) {
 		}
 		_, err2 := tx.Policies().LockAttachment(ctx, other.ID, core.EnvTest, first.ID)
 		wantCode(t, err2, policy.CodeAttachmentNotFound)
-		noErr(t, "Detach", tx.Policies().Detach(ctx, first.ID, ledgerNow()))
+		noErr(t, "Detach of another tenant", tx.Policies().Detach(ctx, other.ID, first.ID, ledgerNow()))
+		if _, ok, _ := tx.Policies().FindSubjectAttachment(ctx, tn.ID, core.EnvTest, policy.SubjectWallet, subject); !ok {
+			t.Error("another tenant's Detach detached this tenant's attachment")
+		}
+		noErr(t, "Detach", tx.Policies().Detach(ctx, tn.ID, first.ID, ledgerNow()))
 		_, ok, _ = tx.Policies().FindSubjectAttachment(ctx, tn.ID, core.EnvTest, policy.SubjectWallet, subject)
 		if ok {
 			t.Error("a detached attachment is still the subject's")
@@ -134,11 +144,17 @@ func policyAttachments(t *testing.T, s ports.Store) {
 		return firstErr(err, tx.Policies().CreateAttachment(ctx, newAttachment(p, subject)))
 	})
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
-		list, err := tx.Policies().ListAttachments(ctx, p.ID, 10)
+		list, err := tx.Policies().ListAttachments(ctx, tn.ID, p.ID, 10)
 		if len(list) != 2 {
 			t.Errorf("ListAttachments = %d active, want 2", len(list))
 		}
-		n, err2 := tx.Policies().DetachAll(ctx, p.ID, ledgerNow())
+		if foreign, _ := tx.Policies().ListAttachments(ctx, other.ID, p.ID, 10); len(foreign) != 0 {
+			t.Errorf("ListAttachments under another tenant = %d, want none", len(foreign))
+		}
+		if n, _ := tx.Policies().DetachAll(ctx, other.ID, p.ID, ledgerNow()); n != 0 {
+			t.Errorf("DetachAll under another tenant = %d, want 0", n)
+		}
+		n, err2 := tx.Policies().DetachAll(ctx, tn.ID, p.ID, ledgerNow())
 		if n != 2 {
 			t.Errorf("DetachAll = %d, want 2", n)
 		}

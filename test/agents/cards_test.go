@@ -76,7 +76,7 @@ func TestAgents_CardSpendSerialized(t *testing.T) {
 	if d := consume(t, ten.ID, id, "auth_yesterday_"+id, 1_000_000, yesterday); d != "" {
 		t.Fatalf("the same authorization again: %q", d)
 	}
-	release(t, "auth_yesterday_"+id)
+	release(t, ten.ID, "auth_yesterday_"+id)
 	if d := consume(t, ten.ID, id, "auth_after_old_release_"+id, 1, now); d != string(agent.CodeLimit) {
 		t.Fatalf("releasing yesterday's authorization credited today: %q", d)
 	}
@@ -89,8 +89,13 @@ func TestAgents_CardSpendSerialized(t *testing.T) {
 	if d := consume(t, ten.ID, id, "auth_twelfth_"+id, 1, now); d != string(agent.CodeLimit) {
 		t.Fatalf("over 11: %q", d)
 	}
-	release(t, first)
-	release(t, first)
+	// Another tenant's release of the same authorization id finds nothing of this tenant's.
+	release(t, "ten_someone_else", first)
+	if d := consume(t, ten.ID, id, "auth_after_foreign_release_"+id, 1, now); d != string(agent.CodeLimit) {
+		t.Fatalf("another tenant's release credited this agent: %q", d)
+	}
+	release(t, ten.ID, first)
+	release(t, ten.ID, first)
 	if d := consume(t, ten.ID, id, "auth_after_release_"+id, 1_000_000, now); d != "" {
 		t.Fatalf("after a release: %q", d)
 	}
@@ -104,10 +109,10 @@ func TestAgents_CardSpendSerialized(t *testing.T) {
 	}
 }
 
-func release(t *testing.T, authID string) {
+func release(t *testing.T, tenantID, authID string) {
 	t.Helper()
 	err := env().Service.Store.InTx(context.Background(), func(ctx context.Context, _ ports.Tx) error {
-		return env().Service.Agents.ReleaseAgentCardSpend(ctx, authID)
+		return env().Service.Agents.ReleaseAgentCardSpend(ctx, tenantID, authID)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -37,7 +37,7 @@ func (f *fakeAgentBudget) ConsumeAgentCardSpend(_ context.Context, _ string, _ c
 	return "", nil
 }
 
-func (f *fakeAgentBudget) AdjustAgentCardSpend(_ context.Context, authorizationID string, captured int64) error {
+func (f *fakeAgentBudget) AdjustAgentCardSpend(_ context.Context, _, authorizationID string, captured int64) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.charged[authorizationID]; ok {
@@ -46,7 +46,7 @@ func (f *fakeAgentBudget) AdjustAgentCardSpend(_ context.Context, authorizationI
 	return nil
 }
 
-func (f *fakeAgentBudget) ReleaseAgentCardSpend(_ context.Context, authorizationID string) error {
+func (f *fakeAgentBudget) ReleaseAgentCardSpend(_ context.Context, _, authorizationID string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.charged, authorizationID)

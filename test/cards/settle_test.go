@@ -85,7 +85,7 @@ func TestCards_SettlementFailuresAreRecorded(t *testing.T) {
 	}
 
 	script = func() (common.Hash, error) { return common.Hash{}, errors.New("node: connection refused") }
-	if _, err := svc.RunSettlement(ctx, a.ID); err == nil {
+	if _, err := svc.RunSettlement(ctx, a.TenantID, a.ID); err == nil {
 		t.Fatal("a node error must be returned for River to retry")
 	}
 	if got := stored(); got.SettlementStatus != card.SettlementPending || got.SettlementError != "node: connection refused" {
@@ -106,7 +106,7 @@ func TestCards_SettlementFailuresAreRecorded(t *testing.T) {
 	script = func() (common.Hash, error) {
 		return common.Hash{}, &ports.RevertError{Reason: "GS104", Meaning: "module not enabled"}
 	}
-	if _, err := svc.RunSettlement(ctx, a.ID); err != nil {
+	if _, err := svc.RunSettlement(ctx, a.TenantID, a.ID); err != nil {
 		t.Fatalf("a refusal is recorded, not retried: %v", err)
 	}
 	got := stored()
@@ -118,7 +118,7 @@ func TestCards_SettlementFailuresAreRecorded(t *testing.T) {
 	}
 	// A failed settlement stays failed: the job does nothing more.
 	script = func() (common.Hash, error) { t.Fatal("settled after FAILED"); return common.Hash{}, nil }
-	if _, err := svc.RunSettlement(ctx, a.ID); err != nil {
+	if _, err := svc.RunSettlement(ctx, a.TenantID, a.ID); err != nil {
 		t.Fatal(err)
 	}
 	// The refusal is announced once; the node errors (PENDING to PENDING) announced nothing.

@@ -296,9 +296,6 @@ func corruptions(w workload) []corruption {
 	// The sender's share of the sandbox pool, which its deposit drew on.
 	senderPool := `(SELECT id FROM ledger_accounts WHERE reference = 'platform:sandbox_pool@' ||
 		(SELECT sender_tenant_id FROM offramp_payments WHERE id = '` + p + `'))`
-	// The sender's share of the between-tenants account, which its delivery's sender leg credited.
-	senderBetween := `(SELECT id FROM ledger_accounts WHERE reference = 'platform:between_tenants@' ||
-		(SELECT sender_tenant_id FROM offramp_payments WHERE id = '` + p + `'))`
 	return []corruption{
 		{name: "a balance that disagrees with its history",
 			plant:  `UPDATE ledger_balances SET posted = posted + 1 WHERE account_id = ` + account,
@@ -346,10 +343,19 @@ func corruptions(w workload) []corruption {
 				WHERE id IN (SELECT id FROM check_saved)`,
 			revert: restoreTransfers,
 			check:  "cross-tenant-legs", names: "sender leg offramp:" + p + ":deliver:1 (transfer "},
-		{name: "a transfer touching two tenants' rows",
-			plant:  `UPDATE ledger_accounts SET home_tenant_id = 'ten_planted' WHERE id = ` + senderBetween,
-			revert: `UPDATE ledger_accounts SET home_tenant_id = (SELECT sender_tenant_id FROM offramp_payments WHERE id = '` + p + `') WHERE id = ` + senderBetween,
-			check:  "single-home-transfers", names: "offramp:" + p + ":deliver:1) touches the rows of 2 homes"},
+		{name: "a posting outside its account's home",
+			plant: `CREATE TABLE check_saved AS SELECT transfer_id, account_id, home_tenant_id FROM ledger_postings
+					WHERE transfer_id = ` + transfer("deliver") + ` AND account_id = ` + account + `;
+				UPDATE ledger_postings p SET home_tenant_id = 'ten_planted' FROM check_saved s
+					WHERE p.transfer_id = s.transfer_id AND p.account_id = s.account_id`,
+			revert: `UPDATE ledger_postings p SET home_tenant_id = s.home_tenant_id FROM check_saved s
+					WHERE p.transfer_id = s.transfer_id AND p.account_id = s.account_id; DROP TABLE check_saved`,
+			check: "ledger-keys-across-homes", names: "lives in home 'ten_planted'"},
+		{name: "a reversal of a transfer that does not exist",
+			plant: `CREATE TABLE check_saved AS SELECT id FROM ledger_transfers WHERE id = ` + transfer("reserve") + `;
+				UPDATE ledger_transfers SET reversed_id = 'trf_missing' WHERE id IN (SELECT id FROM check_saved)`,
+			revert: `UPDATE ledger_transfers SET reversed_id = NULL WHERE id IN (SELECT id FROM check_saved); DROP TABLE check_saved`,
+			check:  "ledger-keys-across-homes", names: "reverses trf_missing, which does not exist"},
 		{name: "a card authorization without its hold",
 			plant: `CREATE TABLE check_saved AS SELECT id, hold_transfer_id FROM card_authorizations WHERE status = 'APPROVED' ORDER BY id LIMIT 1;
 				UPDATE card_authorizations SET hold_transfer_id = 'trf_planted' WHERE id IN (SELECT id FROM check_saved)`,

@@ -48,7 +48,9 @@ func singleShardStore(t *testing.T) *postgres.Store {
 // budgets: every read and write the two-factor use cases make; members and API keys, with the
 // lookups that find them before the tenant is known: a key by public id, an invite by token
 // hash, a session user's tenant; events, their per-tenant fan-out claim, webhook endpoints,
-// deliveries and attempts as the dispatcher and the attempt job use them) each go to one shard: run on connections that refuse a
+// deliveries and attempts as the dispatcher and the attempt job use them; cards, their
+// authorizations and windows as the decision and the settlement job use them; policies, their
+// versions, attachments and decisions) each go to one shard: run on connections that refuse a
 // multi-shard statement, every one succeeds.
 func TestCitus_TenantUnitsRouteToOneShard(t *testing.T) {
 	ctx := context.Background()
@@ -88,6 +90,8 @@ func TestCitus_TenantUnitsRouteToOneShard(t *testing.T) {
 	inTx("members", func(ctx context.Context, tx ports.Tx) error { return membersUnit(ctx, tx, ten.ID, now) })
 	inTx("API keys", func(ctx context.Context, tx ports.Tx) error { return apiKeysUnit(ctx, tx, ten.ID, now) })
 	inTx("events and webhooks", func(ctx context.Context, tx ports.Tx) error { return webhooksUnit(ctx, tx, ten.ID, now) })
+	inTx("cards", func(ctx context.Context, tx ports.Tx) error { return cardsUnit(ctx, tx, ten.ID, now) })
+	inTx("policies", func(ctx context.Context, tx ports.Tx) error { return policiesUnit(ctx, tx, ten.ID, now) })
 	// The guard itself: a statement over every shard is refused on these connections.
 	_, err := store.DB().ExecContext(ctx, `SELECT count(*) FROM contacts`)
 	if err == nil || !strings.Contains(err.Error(), "multi-task") && !strings.Contains(err.Error(), "multi-shard") {
