@@ -30,6 +30,7 @@ const (
 	KindPlatformSandboxPool  = "platform_sandbox_pool"
 	KindPlatformSandboxYield = "platform_sandbox_yield"
 	KindWorld                = "world"
+	KindBetweenTenants       = "between_tenants"
 )
 
 // Limits on identifiers and labels. They bound row sizes and keep canonical bytes small.
@@ -165,6 +166,7 @@ const (
 	PlatformFeesRef         = "platform:fees"
 	PlatformSandboxPoolRef  = "platform:sandbox_pool"
 	PlatformSandboxYieldRef = "platform:sandbox_yield"
+	BetweenTenantsRef       = "platform:between_tenants"
 )
 
 // TenantAvailable is a tenant's service balance. It never goes negative.
@@ -233,6 +235,14 @@ func PlatformSandboxPool(env core.Environment, asset string) AccountSpec {
 // pays play money, so it goes negative by design.
 func PlatformSandboxYield(env core.Environment, asset string) AccountSpec {
 	return AccountSpec{env, asset, "", KindPlatformSandboxYield, PlatformSandboxYieldRef, false}
+}
+
+// BetweenTenants carries money from one tenant to another in two single-home transfers
+// (docs/ledger.md, "Money between tenants"): the sender's leg credits the sender's share, the
+// recipient's leg debits the recipient's share, so each leg touches one tenant's rows and the
+// shares sum to the money still between the legs. A recipient's share goes negative by design.
+func BetweenTenants(env core.Environment, asset string) AccountSpec {
+	return AccountSpec{env, asset, "", KindBetweenTenants, BetweenTenantsRef, false}
 }
 
 // World is the outside world on one rail. It goes negative by design.
@@ -354,7 +364,7 @@ func (a Account) BaseReference() string {
 // accounts pass money on and are left where the payment that owns it will look for it.
 func Sweepable(kind string) bool {
 	switch kind {
-	case KindPlatformFees, KindPlatformSandboxPool, KindPlatformSandboxYield, KindWorld:
+	case KindPlatformFees, KindPlatformSandboxPool, KindPlatformSandboxYield, KindWorld, KindBetweenTenants:
 		return true
 	}
 	return false

@@ -33,6 +33,10 @@ type LedgerRepo interface {
 	Post(ctx context.Context, now time.Time, spec ledger.TransferSpec) (t ledger.Transfer, replayed bool, err error)
 	// Transfer returns a recorded transfer of env with its current state, or TRANSFER_NOT_FOUND.
 	Transfer(ctx context.Context, env core.Environment, id string) (ledger.StoredTransfer, error)
+	// TransferByReference returns the transfer recorded under reference in env, or
+	// TRANSFER_NOT_FOUND: how a step finds the account an earlier step of the same payment left
+	// its money in (a clearing account before or after it was split per tenant).
+	TransferByReference(ctx context.Context, env core.Environment, reference string) (ledger.Transfer, error)
 	// Balances returns the current balances of existing accounts, without locking them.
 	Balances(ctx context.Context, accountIDs []string) (map[string]ledger.Balance, error)
 }

@@ -102,6 +102,9 @@ var invariantQueries = []invariantQuery{
 		UNION ALL
 		SELECT environment || ' ' || asset || ': the balances sum to ' || sum(posted) || ', not zero'
 		FROM acct GROUP BY environment, asset HAVING sum(posted) <> 0`},
+	// Every transfer lands on one home's rows (one shard group on Citus): money between
+	// tenants is two legs (cross-tenant-legs), the sweeps are the one planned exception.
+	{"single-home-transfers", multiHomeTransfersQuery},
 	// The ledger's keys carry the home tenant (migration 000067), so on Citus each row lives in
 	// its home's shard group and a constraint holds within one home only. What a key across homes
 	// held before is checked here: a reference names one account and one transfer whatever their
@@ -153,6 +156,11 @@ func CheckInvariants(ctx context.Context, db *bun.DB, chains map[core.Environmen
 		}
 		rep.Checks = append(rep.Checks, c)
 	}
+	legs, err := checkCrossTenantLegs(ctx, db)
+	if err != nil {
+		return rep, fmt.Errorf("cross-tenant-legs: %w", err)
+	}
+	rep.Checks = append(rep.Checks, legs)
 	idem, err := checkIdempotencyEffects(ctx, db)
 	if err != nil {
 		return rep, fmt.Errorf("idempotency-effects: %w", err)

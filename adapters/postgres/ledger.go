@@ -425,6 +425,20 @@ func (r ledgerRepo) Transfer(ctx context.Context, env core.Environment, id strin
 	return st, ledgerError("load transfer", err)
 }
 
+// TransferByReference returns the transfer recorded under reference. See ports.LedgerRepo.
+func (r ledgerRepo) TransferByReference(ctx context.Context, env core.Environment, reference string) (ledger.Transfer, error) {
+	if r.u != nil {
+		if err := r.u.flush(ctx); err != nil {
+			return ledger.Transfer{}, err
+		}
+	}
+	st, _, err := scanTransfer(r.q.QueryRowContext(ctx, transferByReferenceAnyHomeSQL, string(env), reference))
+	if errors.Is(err, sql.ErrNoRows) {
+		return ledger.Transfer{}, core.NotFound(core.CodeTransferNotFound, "transfer "+reference)
+	}
+	return st.Transfer, ledgerError("load transfer by reference", err)
+}
+
 const balancesSQL = `
 SELECT b.account_id, b.posted, b.pending_debits, b.pending_credits
 FROM ledger_balances b WHERE b.account_id = ANY($1::text[])`

@@ -533,10 +533,13 @@ func postingArrays(ps []bufferedPosting) (accounts, amounts string) {
 	return a.String(), m.String()
 }
 
+// transferReferenceKey is the unique constraint on a transfer's (environment, reference).
+const transferReferenceKey = "ledger_transfers_reference_key"
+
 // referenceTaken reports a unique violation of a transfer's reference.
 func referenceTaken(err error) bool {
 	code, constraint := constraintOf(err)
-	return code == "23505" && constraint == "ledger_transfers_environment_reference_key"
+	return code == "23505" && constraint == transferReferenceKey
 }
 
 // transferRowOf lays out an accepted transfer's row.

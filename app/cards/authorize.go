@@ -318,7 +318,7 @@ func (s *Service) Capture(ctx context.Context, p auth.Principal, id string, in C
 // clearing account is touched once per capture, not once per authorization.
 func (s *Service) passToIssuer(ctx context.Context, tx txView, c card.Card, a card.Authorization, now time.Time) error {
 	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.CardAuthorized(c.Environment, kernel.ServiceAsset, c.TenantID, c.ID),
-		ledger.IssuerClearing(c.Environment, kernel.ServiceAsset, c.Issuer))
+		issuerClearingShare(c))
 	if err != nil {
 		return err
 	}
@@ -328,11 +328,48 @@ func (s *Service) passToIssuer(ctx context.Context, tx txView, c card.Card, a ca
 	return err
 }
 
+// issuerClearingShare is the card tenant's share of its issuer's clearing account, where a
+// capture leaves the money the settlement then pays out: both stay with the tenant's rows.
+func issuerClearingShare(c card.Card) ledger.AccountSpec {
+	return ledger.Share(ledger.IssuerClearing(c.Environment, kernel.ServiceAsset, c.Issuer), c.TenantID)
+}
+
+// issuerClearingOf is the clearing account the authorization's capture left its money in: the
+// tenant's share, or the platform account proper for a capture booked before clearing was split
+// per tenant, so a settlement in flight at the switch pays from where the money is.
+func issuerClearingOf(ctx context.Context, tx txView, c card.Card, a card.Authorization) (ledger.AccountSpec, error) {
+	share, platform := issuerClearingShare(c), ledger.IssuerClearing(c.Environment, kernel.ServiceAsset, c.Issuer)
+	clear, err := tx.Ledger().TransferByReference(ctx, c.Environment, "card-auth:"+a.ID+":clear")
+	if core.HasCode(err, core.CodeTransferNotFound) {
+		return share, nil
+	}
+	if err != nil {
+		return share, err
+	}
+	acc, err := tx.Ledger().FindAccountByReference(ctx, c.Environment, kernel.ServiceAsset, share.Reference)
+	if core.HasCode(err, core.CodeAccountNotFound) {
+		return platform, nil
+	}
+	if err != nil {
+		return share, err
+	}
+	for _, p := range clear.Postings {
+		if p.AccountID == acc.ID {
+			return share, nil
+		}
+	}
+	return platform, nil
+}
+
 // settleOffChain books the issuer's off-chain settlement of a funding-account card's capture:
 // the issuer's clearing account pays the outside world.
 func (s *Service) settleOffChain(ctx context.Context, tx txView, c card.Card, a card.Authorization, now time.Time) error {
-	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.IssuerClearing(c.Environment, kernel.ServiceAsset, c.Issuer),
-		ledger.World(c.Environment, kernel.ServiceAsset, "card_issuer"))
+	from, err := issuerClearingOf(ctx, tx, c, a)
+	if err != nil {
+		return err
+	}
+	accs, err := tx.Ledger().OpenAccounts(ctx, now, from,
+		ledger.Share(ledger.World(c.Environment, kernel.ServiceAsset, "card_issuer"), c.TenantID))
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ var networkNames = map[string]string{"84532": "Base Sepolia", "8453": "Base", "1
 var offrampSteps = map[string]string{
 	"reserve": "funds reserved", "void": "reservation released", "lock": "funds locked",
 	"unlock": "funds returned before submission", "submit": "handed to the payout provider",
-	"deliver": "delivered", "refund": "refunded", "return": "returned by the provider",
+	"deliver": "delivered", "receive": "delivered", "refund": "refunded", "return": "returned by the provider",
 	"claim-funded": "claim funded", "claim-refund": "claim refunded",
 }
 
@@ -53,7 +53,7 @@ func DescribeReference(reference, transferID string) Described {
 			step = strings.ReplaceAll(parts[2], "-", " ")
 		}
 		return Described{ObjectOfframpPayment, parts[1], "Off-ramp payment: " + step}
-	case parts[0] == "chain" && len(parts) == 4:
+	case parts[0] == "chain" && (len(parts) == 4 || len(parts) == 5 && parts[4] == "in"):
 		return Described{ObjectChainTransfer, parts[2] + ":" + parts[3], chainTransferText(parts[1], parts[2], parts[3])}
 	case parts[0] == "chain-reorg" && len(parts) == 2:
 		return Described{ObjectLedgerTransfer, parts[1], "Reversal of an on-chain transfer dropped by a chain reorganisation"}

@@ -26,7 +26,8 @@ const (
 )
 
 // sweepKinds are the platform accounts whose shares are swept (ledger.Sweepable).
-var sweepKinds = []string{ledger.KindPlatformFees, ledger.KindPlatformSandboxPool, ledger.KindPlatformSandboxYield, ledger.KindWorld}
+var sweepKinds = []string{ledger.KindPlatformFees, ledger.KindPlatformSandboxPool, ledger.KindPlatformSandboxYield, ledger.KindWorld,
+	ledger.KindBetweenTenants}
 
 // SweepSharesArgs is one sweep of every platform share into its platform account.
 type SweepSharesArgs struct{}

@@ -11,6 +11,10 @@ const (
 	// CrashPayoutSubmitted: a payout provider accepted the submission; PROVIDER_SUBMITTED and
 	// the clearing transfer are not recorded yet.
 	CrashPayoutSubmitted = "payout.submitted"
+	// CrashBetweenTenantLegs: the sender's leg of money between tenants (an off-ramp delivery
+	// into another tenant's service balance) is committed; the recipient's leg is not posted
+	// yet. Not an outside effect: the point where one unit of work ends and the next begins.
+	CrashBetweenTenantLegs = "ledger.between_tenant_legs"
 	// CrashWebhookDelivered: a partner's endpoint answered; the attempt is not recorded yet.
 	CrashWebhookDelivered = "webhook.delivered"
 	// CrashSMSSent: the SMS gateway took a text; the outbox job is not completed yet.

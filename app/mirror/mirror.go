@@ -263,7 +263,7 @@ func (s *Service) commitRange(ctx context.Context, env core.Environment, chainID
 			if isSettlement {
 				sourceOverride = &source
 			}
-			transferID, posted, err := postTransferLog(ctx, tx, env, chainID, l, byAddress, sourceOverride, now)
+			transferIDs, posted, err := postTransferLog(ctx, tx, env, chainID, l, byAddress, sourceOverride, now)
 			var domain *core.Error
 			switch {
 			case errors.As(err, &domain):
@@ -282,8 +282,8 @@ func (s *Service) commitRange(ctx context.Context, env core.Environment, chainID
 			default:
 				out.replayed++
 			}
-			if transferID != "" {
-				items[l.BlockNumber] = append(items[l.BlockNumber], transferID)
+			if len(transferIDs) > 0 {
+				items[l.BlockNumber] = append(items[l.BlockNumber], transferIDs...)
 			}
 		}
 		if err := recordBlocks(ctx, tx, ports.IndexerLedgerMirror, env, chainID, r.to, r.hashes, items, now); err != nil {
@@ -310,42 +310,125 @@ func notFetched(current, fetched []ports.ChainWallet) []ports.ChainWallet {
 }
 
 // postTransferLog posts one log: the sender's side is debited, the receiver's credited. It
-// returns the transfer's id, and reports false for a log already posted (and for one that moves
-// nothing: a zero amount, or a wallet paying itself, which has no transfer). A domain error
-// (*core.Error) means the log cannot be posted and leaves the transaction usable. source, when
-// not nil, replaces the sender's side (a card settlement is booked from the issuer's clearing
-// account).
-func postTransferLog(ctx context.Context, tx txView, env core.Environment, chainID int64, l ports.TransferLog, wallets map[common.Address]ports.ChainWallet, source *ledger.AccountSpec, now time.Time) (string, bool, error) {
+// returns the ids of the log's transfers, and reports false for a log already posted (and for
+// one that moves nothing: a zero amount, or a wallet paying itself, which has no transfer). A
+// domain error (*core.Error) means the log cannot be posted and leaves the transaction usable.
+// source, when not nil, replaces the sender's side (a card settlement is booked from the
+// issuer's clearing account). Every transfer stays with one tenant's rows (logLegs).
+func postTransferLog(ctx context.Context, tx txView, env core.Environment, chainID int64, l ports.TransferLog, wallets map[common.Address]ports.ChainWallet, source *ledger.AccountSpec, now time.Time) ([]string, bool, error) {
 	amount, err := USDCBaseUnits(l.AmountBaseUnits)
 	if err != nil {
-		return "", false, err
+		return nil, false, err
 	}
 	from, to := sideOf(env, chainID, l.From, wallets), sideOf(env, chainID, l.To, wallets)
 	if source != nil {
-		from = *source
+		if from, err = settlementSource(ctx, tx, *source, from.TenantID, amount); err != nil {
+			return nil, false, err
+		}
 	}
 	if amount == 0 || from.Reference == to.Reference {
-		return "", false, nil
+		return nil, false, nil
 	}
-	accounts, err := tx.Ledger().OpenAccounts(ctx, now, from, to)
+	var ids []string
+	posted := false
+	for _, leg := range logLegs(env, ChainLogReference(chainID, l.TxHash, l.LogIndex), from, to) {
+		id, fresh, err := postLogLeg(ctx, tx, env, chainID, l, leg, amount, now)
+		if err != nil {
+			return nil, false, err
+		}
+		ids, posted = append(ids, id), posted || fresh
+	}
+	return ids, posted, nil
+}
+
+// logLeg is one transfer of a log: its reference and its two sides.
+type logLeg struct {
+	reference string
+	from, to  ledger.AccountSpec
+}
+
+// logLegs splits a log into transfers that each touch one tenant's rows: the chain's world
+// side becomes the share of the wallet's tenant (ledger.Share), and a log between wallets of
+// two tenants becomes two legs through the between-tenants account, the sender's under the
+// log's reference and the recipient's under it suffixed with ":in" (docs/ledger.md, "Money
+// between tenants"). The mirror posts both in one unit: they are one fact of the chain.
+func logLegs(env core.Environment, reference string, from, to ledger.AccountSpec) []logLeg {
+	fromHome, toHome := specHome(from), specHome(to)
+	switch {
+	case fromHome == "" && toHome != "":
+		from = ledger.Share(from, toHome)
+	case toHome == "" && fromHome != "":
+		to = ledger.Share(to, fromHome)
+	case fromHome != "" && toHome != "" && fromHome != toHome:
+		between := ledger.BetweenTenants(env, ledger.AssetUSDC)
+		return []logLeg{{reference, from, ledger.Share(between, fromHome)},
+			{reference + chainInLegSuffix, ledger.Share(between, toHome), to}}
+	}
+	return []logLeg{{reference, from, to}}
+}
+
+// specHome is the tenant an account lives with (ledger.Account.Home) before it is opened.
+func specHome(spec ledger.AccountSpec) string {
+	if spec.TenantID != "" {
+		return spec.TenantID
+	}
+	_, tenant, _ := ledger.ShareOf(spec.Reference)
+	return tenant
+}
+
+// chainInLegSuffix marks the recipient's leg of a log between two tenants' wallets.
+const chainInLegSuffix = ":in"
+
+// settlementSource is the issuer clearing account a card settlement pays from: the card
+// tenant's share, or the platform account proper when the share does not hold the amount and
+// the platform account does (a capture booked before clearing was split per tenant): the
+// settlement finds the money where the capture left it.
+func settlementSource(ctx context.Context, tx txView, platform ledger.AccountSpec, tenantID string, amount int64) (ledger.AccountSpec, error) {
+	share := ledger.Share(platform, tenantID)
+	if tenantID == "" {
+		return platform, nil
+	}
+	have := func(spec ledger.AccountSpec) (bool, error) {
+		acc, err := tx.Ledger().FindAccountByReference(ctx, spec.Environment, spec.Asset, spec.Reference)
+		if core.HasCode(err, core.CodeAccountNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		b, err := tx.Ledger().Balances(ctx, []string{acc.ID})
+		return b[acc.ID].Posted-b[acc.ID].PendingDebits >= amount, err
+	}
+	if ok, err := have(share); ok || err != nil {
+		return share, err
+	}
+	if ok, err := have(platform); ok || err != nil {
+		return platform, err
+	}
+	return share, nil
+}
+
+// postLogLeg posts one transfer of a log and reports whether it was new. A reference posted
+// from another block (one a reorg dropped, its transfer reversed, before the transaction was
+// mined again here) is posted again under the reference suffixed with the new block's hash.
+func postLogLeg(ctx context.Context, tx txView, env core.Environment, chainID int64, l ports.TransferLog, leg logLeg, amount int64, now time.Time) (string, bool, error) {
+	accounts, err := tx.Ledger().OpenAccounts(ctx, now, leg.from, leg.to)
 	if err != nil {
 		return "", false, err
 	}
-	reference := ChainLogReference(chainID, l.TxHash, l.LogIndex)
-	t, replayed, err := postLog(ctx, tx, env, chainID, l, reference, accounts, amount, now)
+	t, replayed, err := postLog(ctx, tx, env, chainID, l, leg.reference, accounts, amount, now)
 	if err == nil && replayed && t.Metadata["blockHash"] != l.BlockHash.Hex() {
-		// The reference was posted from another block: one a reorg dropped (its transfer was
-		// reversed) before the transaction was mined again here. A first posting that was not
-		// reversed means a reorg went unnoticed: fail loudly rather than post the log twice.
+		// A first posting that was not reversed means a reorg went unnoticed: fail loudly
+		// rather than post the log twice.
 		stored, serr := tx.Ledger().Transfer(ctx, env, t.ID)
 		if serr != nil {
 			return "", false, serr
 		}
 		if stored.State.Status != ledger.StatusReversed {
 			return "", false, fmt.Errorf("ledger mirror: %s was posted from block %s and is %s; not posting it again from block %s",
-				reference, t.Metadata["blockHash"], stored.State.Status, l.BlockHash.Hex())
+				leg.reference, t.Metadata["blockHash"], stored.State.Status, l.BlockHash.Hex())
 		}
-		t, replayed, err = postLog(ctx, tx, env, chainID, l, reference+":"+l.BlockHash.Hex(), accounts, amount, now)
+		t, replayed, err = postLog(ctx, tx, env, chainID, l, leg.reference+":"+l.BlockHash.Hex(), accounts, amount, now)
 	}
 	if err != nil {
 		return "", false, err

@@ -18,6 +18,7 @@ func (s *Service) RegisterWorkers(workers *river.Workers) {
 	jobs := payoutJobs{s}
 	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, a SubmitPayoutArgs) error { return jobs.RunSubmission(ctx, a.PaymentID) })
 	river.AddWorker(workers, &PollPayoutWorker{Service: s})
+	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, a ReceiveDeliveryArgs) error { return payoutLedger{s}.receive(ctx, a) })
 	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, _ QuoteExpiryArgs) error { return jobs.ExpireQuoteSets(ctx) })
 	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, _ HoldRecheckArgs) error { return jobs.RecheckHeldPayments(ctx) })
 }

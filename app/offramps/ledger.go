@@ -107,13 +107,47 @@ func toClearing(ctx context.Context, tx txView, now time.Time, p *offramp.Paymen
 	if err != nil {
 		return err
 	}
-	clearing, err := tx.Ledger().OpenAccounts(ctx, now, ledger.ProviderClearing(p.Environment, kernel.ServiceAsset, p.Provider))
+	clearing, err := tx.Ledger().OpenAccounts(ctx, now, clearingShare(*p))
 	if err != nil {
 		return err
 	}
 	_, err = postTransfer(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("submit", p.Attempt),
 		Type: ledger.TypePosted, Postings: ledger.Move(accs.locked.ID, clearing[0].ID, p.SourceAmountBaseUnits)})
 	return err
+}
+
+// clearingShare is the sender's share of its provider's clearing account, where a submission
+// leaves the payment's money: the payment's every transfer then stays with the sender's rows.
+func clearingShare(p offramp.Payment) ledger.AccountSpec {
+	return ledger.Share(ledger.ProviderClearing(p.Environment, kernel.ServiceAsset, p.Provider), p.SenderTenantID)
+}
+
+// clearingOf is the clearing account the payment's current attempt left its money in: the
+// sender's share, or the platform account proper for a payment submitted before clearing was
+// split per tenant. The submission's transfer says which, so a payment in flight at the switch
+// is delivered or refunded from where its money is, and no share goes negative.
+func clearingOf(ctx context.Context, tx txView, p offramp.Payment) (ledger.AccountSpec, error) {
+	share := clearingShare(p)
+	submit, err := tx.Ledger().TransferByReference(ctx, p.Environment, p.LedgerRef("submit", p.Attempt))
+	if core.HasCode(err, core.CodeTransferNotFound) {
+		return share, nil
+	}
+	if err != nil {
+		return share, err
+	}
+	acc, err := tx.Ledger().FindAccountByReference(ctx, p.Environment, kernel.ServiceAsset, share.Reference)
+	if core.HasCode(err, core.CodeAccountNotFound) {
+		return ledger.ProviderClearing(p.Environment, kernel.ServiceAsset, p.Provider), nil
+	}
+	if err != nil {
+		return share, err
+	}
+	for _, posting := range submit.Postings {
+		if posting.AccountID == acc.ID {
+			return share, nil
+		}
+	}
+	return ledger.ProviderClearing(p.Environment, kernel.ServiceAsset, p.Provider), nil
 }
 
 // deliverySide is where delivered money goes: the recipient's service balance on the
@@ -125,21 +159,49 @@ func deliverySide(p offramp.Payment, q offramp.Quote) ledger.AccountSpec {
 	return ledger.Share(ledger.World(p.Environment, kernel.ServiceAsset, string(q.DestinationType)), p.SenderTenantID)
 }
 
+// crossesTenants reports a delivery into another tenant's service balance: money that leaves
+// one tenant's rows and arrives in another's, booked as two single-home legs.
+func crossesTenants(p offramp.Payment, q offramp.Quote) bool {
+	return q.DestinationType == recipient.DestServiceBalance && p.RecipientTenantID != p.SenderTenantID
+}
+
 // deliver pays exactly the confirmed quote: its deliver amount to the recipient side, its fee
-// to the platform.
-func deliver(ctx context.Context, tx txView, now time.Time, p *offramp.Payment, q offramp.Quote) error {
-	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.ProviderClearing(p.Environment, kernel.ServiceAsset, p.Provider),
-		deliverySide(*p, q), ledger.Share(ledger.PlatformFees(p.Environment, kernel.ServiceAsset), p.SenderTenantID))
+// to the platform. A delivery into another tenant's balance posts only the sender's leg here
+// (the deliver amount into the sender's share of the between-tenants account) and returns the
+// recipient's leg, which the caller posts after this unit commits and a job posts again, to
+// finish it after a crash (docs/ledger.md, "Money between tenants").
+func (l payoutLedger) deliver(ctx context.Context, tx txView, now time.Time, p *offramp.Payment, q offramp.Quote) (*ReceiveDeliveryArgs, error) {
+	from, err := clearingOf(ctx, tx, *p)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	to := deliverySide(*p, q)
+	cross := crossesTenants(*p, q)
+	if cross {
+		to = ledger.Share(ledger.BetweenTenants(p.Environment, kernel.ServiceAsset), p.SenderTenantID)
+	}
+	accs, err := tx.Ledger().OpenAccounts(ctx, now, from, to, ledger.Share(ledger.PlatformFees(p.Environment, kernel.ServiceAsset), p.SenderTenantID))
+	if err != nil {
+		return nil, err
 	}
 	postings := []ledger.Posting{{AccountID: accs[0].ID, Amount: -p.SourceAmountBaseUnits}, {AccountID: accs[1].ID, Amount: q.DeliverBaseUnits}}
 	if q.FeeBaseUnits > 0 {
 		postings = append(postings, ledger.Posting{AccountID: accs[2].ID, Amount: q.FeeBaseUnits})
 	}
-	_, err = postTransfer(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("deliver", p.Attempt),
-		Type: ledger.TypePosted, Postings: postings, Metadata: map[string]string{"routeQuoteId": q.ID}})
-	return err
+	meta := map[string]string{"routeQuoteId": q.ID}
+	ref := p.LedgerRef("deliver", p.Attempt)
+	var leg *ReceiveDeliveryArgs
+	if cross {
+		leg = &ReceiveDeliveryArgs{PaymentID: p.ID, Environment: p.Environment, RecipientTenantID: p.RecipientTenantID,
+			AmountBaseUnits: q.DeliverBaseUnits, Reference: p.LedgerRef("receive", p.Attempt), SenderLeg: ref}
+		meta[ledger.MetaCrossTenantLeg], meta[ledger.MetaCrossTenantLink] = ledger.LegSender, leg.Reference
+	}
+	t, err := postTransfer(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: ref, Type: ledger.TypePosted, Postings: postings, Metadata: meta})
+	if err != nil || leg == nil {
+		return nil, err
+	}
+	leg.SenderLegID = t.ID
+	return leg, l.s.jobs.Enqueue(ctx, *leg, ports.JobOptions{MaxAttempts: offrampJobMaxAttempts, ScheduledAt: now.Add(receiveFinishAfter)})
 }
 
 // refund returns a failed payout from the provider's clearing account to the sender.

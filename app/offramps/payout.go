@@ -284,7 +284,9 @@ func unresponsive(pay offramp.Payment) bool {
 // statuses it can follow, so replays and late reports change nothing, and DELIVERED never
 // reverts (a later RETURNED is recorded as a return, once).
 func (s payoutJobs) applyPayoutStatus(ctx context.Context, id, reference string, st ports.PayoutStatus) error {
-	return s.preparedUnit(ctx, []string{id}, func(ctx context.Context, tx txView) error {
+	var legs []ReceiveDeliveryArgs
+	err := s.preparedUnit(ctx, []string{id}, func(ctx context.Context, tx txView) error {
+		legs = nil // a retried unit starts afresh
 		now := s.clock.Now()
 		pay, err := tx.Offramp().LockPayment(ctx, id)
 		if err != nil || pay.ProviderReference != reference {
@@ -295,17 +297,11 @@ func (s payoutJobs) applyPayoutStatus(ctx context.Context, id, reference string,
 			if err != nil {
 				return err
 			}
-			switch row.Effect {
-			case offramp.EffectDeliver:
-				q, err := tx.Offramp().FindQuote(ctx, pay.ID, pay.SelectedQuoteID)
-				if err != nil {
-					return err
-				}
-				return deliver(ctx, tx, now, &pay, q)
-			case offramp.EffectRefund:
-				return refund(ctx, tx, now, &pay, ledger.ProviderClearing(pay.Environment, kernel.ServiceAsset, pay.Provider))
+			leg, err := payoutLedger{s.Service}.effect(ctx, tx, now, &pay, row.Effect)
+			if leg != nil {
+				legs = append(legs, *leg)
 			}
-			return nil
+			return err
 		}
 		// A payment given up on (polls exhausted) resumes on the provider's next report that is
 		// not a failure: back to PROVIDER_PROCESSING, its hold cleared, polled again; success
@@ -343,6 +339,35 @@ func (s payoutJobs) applyPayoutStatus(ctx context.Context, id, reference string,
 		}
 		return nil
 	})
+	if err == nil {
+		payoutLedger{s.Service}.receiveAfterCommit(ctx, legs)
+	}
+	return err
+}
+
+// payoutLedger books what a provider's report moves: the seam between a payment's status and
+// its ledger legs.
+type payoutLedger struct{ s *Service }
+
+// effect books a provider report's ledger effect: the delivery (and, into another tenant's
+// balance, the recipient's leg to post once the unit commits) or the refund from the clearing
+// account the payment's money is in.
+func (l payoutLedger) effect(ctx context.Context, tx txView, now time.Time, pay *offramp.Payment, effect offramp.Effect) (*ReceiveDeliveryArgs, error) {
+	switch effect {
+	case offramp.EffectDeliver:
+		q, err := tx.Offramp().FindQuote(ctx, pay.ID, pay.SelectedQuoteID)
+		if err != nil {
+			return nil, err
+		}
+		return l.deliver(ctx, tx, now, pay, q)
+	case offramp.EffectRefund:
+		from, err := clearingOf(ctx, tx, *pay)
+		if err != nil {
+			return nil, err
+		}
+		return nil, refund(ctx, tx, now, pay, from)
+	}
+	return nil, nil
 }
 
 // payoutSteps are the steps a provider's report moves a payment through from its status: none

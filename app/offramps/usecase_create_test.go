@@ -237,7 +237,8 @@ func TestOfframp_CreateAndConfirm(t *testing.T) {
 		if submitted.Status != offramp.StatusProviderSubmitted || submitted.ProviderReference == "" {
 			t.Fatalf("submitted %+v", submitted)
 		}
-		if got := w.available(t, ledger.ProviderClearingRef("internal")); got != 40_000_000 {
+		clearing := ledger.Share(ledger.ProviderClearing(core.EnvTest, kernel.ServiceAsset, "internal"), w.sender.TenantID).Reference
+		if got := w.available(t, clearing); got != 40_000_000 {
 			t.Fatalf("clearing holds %d", got)
 		}
 		for final := false; !final; {
@@ -258,6 +259,7 @@ func TestOfframp_CreateAndConfirm(t *testing.T) {
 		if got := w.available(t, ledger.TenantAvailableRef(w.sender.TenantID)); got != 60_000_000 {
 			t.Fatalf("sender available at the end: %d", got)
 		}
+		assertLegsOnce(ctx, t, w, q.DeliverBaseUnits)
 		if problems := ledger.Audit(w.store.Book().AuditInput()); len(problems) != 0 {
 			t.Fatalf("ledger audit: %v", problems)
 		}
@@ -281,4 +283,34 @@ func TestOfframp_CreateAndConfirm(t *testing.T) {
 			t.Fatalf("after the requote %+v", pay)
 		}
 	})
+}
+
+// assertLegsOnce: a delivery into another tenant's balance was two legs through the
+// between-tenants shares (the sender's +deliver, the recipient's -deliver), and the job the
+// sender's unit enqueued, run again after the recipient's leg was posted, posts nothing more.
+func assertLegsOnce(ctx context.Context, t *testing.T, w *createWorld, deliver int64) {
+	t.Helper()
+	var leg *ReceiveDeliveryArgs
+	for _, j := range w.store.Jobs() {
+		if a, ok := j.Args.(ReceiveDeliveryArgs); ok {
+			leg = &a
+		}
+	}
+	if leg == nil || leg.AmountBaseUnits != deliver || leg.RecipientTenantID != w.recipient.TenantID {
+		t.Fatalf("the recipient leg's job: %+v", leg)
+	}
+	for range 2 {
+		if err := (payoutLedger{w.svc}).receive(ctx, *leg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	between := func(tenant string) int64 {
+		return w.available(t, ledger.Share(ledger.BetweenTenants(core.EnvTest, kernel.ServiceAsset), tenant).Reference)
+	}
+	if s, r := between(w.sender.TenantID), between(w.recipient.TenantID); s != deliver || r != -deliver {
+		t.Fatalf("between-tenants shares: sender %d, recipient %d; want %d and %d", s, r, deliver, -deliver)
+	}
+	if got := w.available(t, ledger.TenantAvailableRef(w.recipient.TenantID)); got != deliver {
+		t.Fatalf("after the job ran twice the recipient holds %d, want %d", got, deliver)
+	}
 }

@@ -68,6 +68,15 @@ func (r ledgerRepo) Transfer(_ context.Context, env core.Environment, id string)
 	return stored, err
 }
 
+func (r ledgerRepo) TransferByReference(_ context.Context, env core.Environment, reference string) (ledger.Transfer, error) {
+	for _, t := range r.s.state.book.History() {
+		if t.Environment == env && t.Reference == reference {
+			return t, nil
+		}
+	}
+	return ledger.Transfer{}, core.NotFound(core.CodeTransferNotFound, "transfer "+reference)
+}
+
 func (r ledgerRepo) Balances(_ context.Context, accountIDs []string) (map[string]ledger.Balance, error) {
 	out := make(map[string]ledger.Balance, len(accountIDs))
 	for _, id := range accountIDs {

@@ -138,6 +138,8 @@ func TestCheck_HealthyThenEachCorruption(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
+	assertSingleHome(t)
+	waitLegJobsDone(t, conn)
 	cases := corruptions(w)
 	if onCitus(t) {
 		cases = append(cases, citusCorruptions()...)
@@ -175,6 +177,37 @@ func TestCheck_HealthyThenEachCorruption(t *testing.T) {
 			}
 		})
 	}
+}
+
+// assertSingleHome: after the workload (a delivery into another tenant's balance, a funded
+// wallet, a claim, a card hold) no transfer touches the rows of two homes.
+func assertSingleHome(t *testing.T) {
+	t.Helper()
+	crossing, err := postgres.MultiHomeTransfers(context.Background(), env().Service.Store.DB())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(crossing) > 0 {
+		t.Fatalf("transfers across homes after the workload:\n%s", strings.Join(crossing, "\n"))
+	}
+}
+
+// waitLegJobsDone waits for the jobs that finish deliveries between tenants to have run: a
+// recipient leg planted missing is then a leg nothing will post, not one in flight.
+func waitLegJobsDone(t *testing.T, conn *pgx.Conn) {
+	t.Helper()
+	harness.Until(t, "the recipient legs' jobs completed", func() int {
+		return countRows(t, conn, `SELECT count(*) FROM river_job WHERE kind = 'offramp.receive_delivery' AND state <> 'completed'`)
+	}, func(n int) bool { return n == 0 })
+}
+
+func countRows(t *testing.T, conn *pgx.Conn, sql string) int {
+	t.Helper()
+	var n int
+	if err := conn.QueryRow(context.Background(), sql).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // out0 is a healthy run's output.
@@ -305,6 +338,11 @@ func corruptions(w workload) []corruption {
 				UPDATE idempotency_keys i SET body = s.planted FROM check_saved s WHERE i.key = s.key`,
 			revert: `UPDATE idempotency_keys i SET body = s.body FROM check_saved s WHERE i.key = s.key; DROP TABLE check_saved`,
 			check:  "idempotency-effects", names: "answers ofp_planted, which does not exist"},
+		{name: "a sender leg whose recipient leg is missing",
+			plant: saveTransfers(transfer("receive")) + `UPDATE ledger_transfers SET metadata = metadata || '{"crossTenantLeg":"planted"}'
+				WHERE id IN (SELECT id FROM check_saved)`,
+			revert: restoreTransfers,
+			check:  "cross-tenant-legs", names: "sender leg offramp:" + p + ":deliver:1 (transfer "},
 		{name: "a posting outside its account's home",
 			plant: `CREATE TABLE check_saved AS SELECT transfer_id, account_id, home_tenant_id FROM ledger_postings
 					WHERE transfer_id = ` + transfer("deliver") + ` AND account_id = ` + account + `;

