@@ -19,7 +19,7 @@ import (
 // contract already reflects the effect.
 func (s *Service) RunClaimChain(ctx context.Context, claimID, action string) error {
 	var c claim.Claim
-	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	if err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		c, err = tx.Claims().LockClaim(ctx, claimID)
 		return err
@@ -39,7 +39,7 @@ func (s *Service) RunClaimChain(ctx context.Context, claimID, action string) err
 		return err
 	}
 	kernel.CrashPoint(kernel.CrashClaimChainSent)
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		if hash != (common.Hash{}) {
 			c, err := tx.Claims().LockClaim(ctx, claimID)
 			if err != nil {
@@ -145,7 +145,7 @@ func recordClaimTx(c *claim.Claim, action, hash string) {
 }
 
 func (s *Service) enqueueClaimIndex(ctx context.Context, env core.Environment) error {
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		return s.jobs.Enqueue(ctx, ClaimIndexArgs{Environment: string(env)}, ports.JobOptions{MaxAttempts: 3})
 	})
 }

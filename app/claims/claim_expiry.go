@@ -15,7 +15,7 @@ import (
 func (s *Service) ExpireDueClaims(ctx context.Context) error {
 	now := s.clock.Now()
 	var ids []string
-	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	if err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		ids, err = tx.Claims().DueClaimIDs(ctx, now, s.claimGrace(), maxDueClaims)
 		return err
@@ -23,7 +23,7 @@ func (s *Service) ExpireDueClaims(ctx context.Context) error {
 		return err
 	}
 	for _, id := range ids {
-		err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 			c, err := tx.Claims().LockClaim(ctx, id)
 			if err != nil {
 				return err
@@ -55,7 +55,7 @@ const claimExpiryMaxAttempts = 5
 // pass carries on with the other due claims instead of stopping at the first error.
 func (s *Service) recordExpiryFailure(ctx context.Context, claimID string, cause error) {
 	var f ports.BackgroundFailure
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		f, err = tx.ChainIndex().RecordFailure(ctx, PassClaimExpiry, claimID, "", cause.Error(), claimExpiryMaxAttempts, s.clock.Now())
 		return err
@@ -88,7 +88,7 @@ func (s *Service) claimGrace() time.Duration {
 //   - a redeemed claim whose payment never locked its funds becomes refundable only after
 //     expiry plus the grace period (funds win over expiry): the payment goes to REFUND_PENDING
 //     and the escrow is refunded.
-func (s *Service) expireClaim(ctx context.Context, tx ports.Tx, now time.Time, c *claim.Claim, pay *offramp.Payment) error {
+func (s *Service) expireClaim(ctx context.Context, tx txView, now time.Time, c *claim.Claim, pay *offramp.Payment) error {
 	action := ""
 	switch {
 	case c.Status == claim.StatusOpen && c.RedeemedAt == nil && c.Refundable(now, s.claimGrace()):

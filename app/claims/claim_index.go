@@ -53,7 +53,7 @@ func (s escrowIndexer) indexClaimEscrow(ctx context.Context, env core.Environmen
 			return err
 		}
 		var from uint64
-		if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		if err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 			cur, err := tx.Claims().LockEscrowCursor(ctx, env, chainID, s.clock.Now())
 			from = cur.NextBlock
 			return err
@@ -97,7 +97,7 @@ type escrowRange struct {
 // unless another run moved the cursor meanwhile; moved says whether this run did.
 func (s escrowIndexer) commitEscrowRange(ctx context.Context, env core.Environment, chainID int64, r escrowRange) (bool, error) {
 	moved := false
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		moved = false // only the committed run says whether the cursor moved
 		now := s.clock.Now()
 		cur, err := tx.Claims().LockEscrowCursor(ctx, env, chainID, now)
@@ -128,7 +128,7 @@ func (s escrowIndexer) commitEscrowRange(ctx context.Context, env core.Environme
 // failure cannot be recorded.
 func (s escrowIndexer) applyEscrowLogOnce(ctx context.Context, tx txView, env core.Environment, chainID int64, l ports.EscrowLog, now time.Time) ([]string, error) {
 	var items []string
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		items, err = s.applyEscrowLog(ctx, tx, env, chainID, l, now)
 		return err
@@ -152,7 +152,7 @@ func (s escrowIndexer) applyEscrowLogOnce(ctx context.Context, tx txView, env co
 // moves the escrow back to the sender (REFUNDED); a cancel voids the reservation (CANCELED).
 // It returns what the log's block records for a reorg: the event's key, and the id of the
 // funding transfer it posted (escrowTransferItem).
-func (s escrowIndexer) applyEscrowLog(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, l ports.EscrowLog, now time.Time) ([]string, error) {
+func (s escrowIndexer) applyEscrowLog(ctx context.Context, tx txView, env core.Environment, chainID int64, l ports.EscrowLog, now time.Time) ([]string, error) {
 	c, err := tx.Claims().LockClaimByOnchainID(ctx, env, chainID, "0x"+hex.EncodeToString(l.ClaimID[:]))
 	if core.HasCode(err, claim.CodeClaimNotFound) {
 		return nil, nil // an escrow id this deployment did not open
@@ -186,7 +186,7 @@ func (s escrowIndexer) applyEscrowLog(ctx context.Context, tx ports.Tx, env core
 }
 
 // settleEscrowEvent books what an applied event changed besides the funding.
-func (s escrowIndexer) settleEscrowEvent(ctx context.Context, tx ports.Tx, now time.Time, l ports.EscrowLog, out claim.Outcome, c claim.Claim, pay offramp.Payment) error {
+func (s escrowIndexer) settleEscrowEvent(ctx context.Context, tx txView, now time.Time, l ports.EscrowLog, out claim.Outcome, c claim.Claim, pay offramp.Payment) error {
 	if out.Changed && out.From != out.To {
 		switch out.To {
 		case claim.StatusRefunded:
@@ -218,7 +218,7 @@ func (s escrowIndexer) settleEscrowEvent(ctx context.Context, tx ports.Tx, now t
 // once the escrow funding is indexed (docs/decisions/ledger.md: funded from here). A claim that expired before its
 // funding landed goes straight to the refund path: funds win over expiry.
 // It returns the id of the transfer it posted ("" when it posted none).
-func (s escrowIndexer) postClaimReservation(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, c claim.Claim) (string, error) {
+func (s escrowIndexer) postClaimReservation(ctx context.Context, tx txView, now time.Time, pay *offramp.Payment, c claim.Claim) (string, error) {
 	if pay.Status == offramp.StatusCanceled && c.Status == claim.StatusExpired {
 		// Canceled by its sender while the funding was in flight: the ledger never took the
 		// money, so the escrow refunds the settlement account's funding on chain.
@@ -245,7 +245,7 @@ func (s escrowIndexer) postClaimReservation(ctx context.Context, tx ports.Tx, no
 
 // settleClaimRefund books an indexed on-chain refund: the escrow account back to the sender,
 // and the payment REFUNDED.
-func (s escrowIndexer) settleClaimRefund(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, c claim.Claim) error {
+func (s escrowIndexer) settleClaimRefund(ctx context.Context, tx txView, now time.Time, pay *offramp.Payment, c claim.Claim) error {
 	if pay.Status == offramp.StatusPendingClaim {
 		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigClaimExpires, Guard: offramp.GuardClaimFunded}, now); err != nil {
 			return err

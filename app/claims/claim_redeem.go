@@ -42,7 +42,7 @@ func (s *Service) claimByToken(ctx context.Context, tx txView, token string, now
 // InspectClaim is the public view of a claim link (GET /v1/claims/{claimToken}).
 func (s *Service) InspectClaim(ctx context.Context, token string) (claim.PublicView, error) {
 	var out claim.PublicView
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		_, c, err := s.claimByToken(ctx, tx, token, s.clock.Now())
 		out = c.Public()
 		return err
@@ -66,7 +66,7 @@ func (s *Service) SendClaimPhoneCode(ctx context.Context, token, clientIP string
 	}
 	now := s.clock.Now()
 	var out ClaimChallenge
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		_, c, err := s.claimByToken(ctx, tx, token, now)
 		if err != nil {
 			return err
@@ -131,7 +131,7 @@ func (s *Service) VerifyClaimPhoneCode(ctx context.Context, token, challengeID, 
 	now := s.clock.Now()
 	var out ClaimChallenge
 	var verdict error
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		_, c, err := s.claimByToken(ctx, tx, token, now)
 		if err != nil {
 			return err
@@ -175,7 +175,7 @@ func (s *Service) PrepareRedeem(ctx context.Context, p auth.Principal, token str
 		return nil
 	}
 	var paymentID string
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		link, err := tx.Claims().LockLinkByTokenHash(ctx, claim.HashToken(token))
 		if err != nil {
 			return nil
@@ -209,7 +209,7 @@ func (s *Service) RedeemClaim(ctx context.Context, p auth.Principal, token strin
 	}
 	now := s.clock.Now()
 	var view RedeemView
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		link, c, err := s.claimByToken(ctx, tx, token, now)
 		if err != nil {
 			return err
@@ -282,7 +282,7 @@ func (in RedeemClaimInput) trimmed() (RedeemClaimInput, error) {
 
 // redeemableChallenge locks the claim's phone challenge the redeem names and checks it can be
 // used: VERIFIED, of this claim, not consumed or expired.
-func redeemableChallenge(ctx context.Context, tx ports.Tx, claimID, challengeID string, now time.Time) (claim.Challenge, error) {
+func redeemableChallenge(ctx context.Context, tx txView, claimID, challengeID string, now time.Time) (claim.Challenge, error) {
 	ch, err := tx.Claims().LockChallenge(ctx, claimID, challengeID)
 	if core.HasCode(err, claim.CodeChallengeNotFound) {
 		return claim.Challenge{}, core.E(claim.CodeChallengeNotUsable, "challengeId is not a verified phone challenge of this claim")
@@ -311,7 +311,7 @@ func redeemable(c claim.Claim, p auth.Principal, now time.Time) error {
 
 // adoptClaimPhone makes the claim's phone a verified alias of the redeeming tenant (proved by
 // the claim's challenge). A number another tenant verified meanwhile is PHONE_ALIAS_TAKEN.
-func (s *Service) adoptClaimPhone(ctx context.Context, tx ports.Tx, p auth.Principal, c claim.Claim, now time.Time) error {
+func (s *Service) adoptClaimPhone(ctx context.Context, tx txView, p auth.Principal, c claim.Claim, now time.Time) error {
 	raw, err := s.cipher.Decrypt(c.PhoneCiphertext, claimPhoneContext(c.ID))
 	if err != nil {
 		return err

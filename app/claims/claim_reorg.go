@@ -37,7 +37,7 @@ func escrowEventKey(txHash string, logIndex uint) string {
 func (s escrowIndexer) undoEscrowReorg(ctx context.Context, ch ports.Chain, env core.Environment) error {
 	chainID := ch.ChainID()
 	var recent []ports.IndexedBlock
-	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	if err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		recent, err = tx.ChainIndex().RecentIndexedBlocks(ctx, ports.IndexerClaimEscrow, env, chainID, ports.MaxReorgDepth)
 		return err
@@ -48,7 +48,7 @@ func (s escrowIndexer) undoEscrowReorg(ctx context.Context, ch ports.Chain, env 
 	if err != nil || !reorged {
 		return err
 	}
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		now := s.clock.Now()
 		cur, err := tx.Claims().LockEscrowCursor(ctx, env, chainID, now)
 		if err != nil {
@@ -84,7 +84,7 @@ func (s escrowIndexer) undoEscrowReorg(ctx context.Context, ch ports.Chain, env 
 // strength of it. That claim is recorded as DEAD in background_failures for an operator, with
 // an error log line. Either way the event is forgotten, so the transaction, mined again, is
 // applied again.
-func (s escrowIndexer) stepBackEscrowEvent(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, b ports.IndexedBlock, item string, now time.Time) error {
+func (s escrowIndexer) stepBackEscrowEvent(ctx context.Context, tx txView, env core.Environment, chainID int64, b ports.IndexedBlock, item string, now time.Time) error {
 	key, transferID, _ := strings.Cut(item, escrowTransferSeparator)
 	txHash, index, ok := strings.Cut(key, ":")
 	logIndex, err := strconv.ParseUint(index, 10, 32)
@@ -121,7 +121,7 @@ func (s escrowIndexer) stepBackEscrowEvent(ctx context.Context, tx ports.Tx, env
 
 // unfundClaim steps a claim whose funding was dropped back to OPEN and unfunded, with its
 // payment's reservation held again (docs/decisions/ledger.md: reserved, not funded).
-func (s escrowIndexer) unfundClaim(ctx context.Context, tx ports.Tx, now time.Time, c *claim.Claim, pay *offramp.Payment, fundingID string, b ports.IndexedBlock) error {
+func (s escrowIndexer) unfundClaim(ctx context.Context, tx txView, now time.Time, c *claim.Claim, pay *offramp.Payment, fundingID string, b ports.IndexedBlock) error {
 	if _, err := s.payments.Post(ctx, tx.Ledger(), now, *pay, ledger.TransferSpec{Reference: "offramp:" + pay.ID + ":claim-reorg:" + fundingID,
 		Type: ledger.TypeReversal, ReversedID: fundingID,
 		Metadata: map[string]string{"claimId": c.ID, "droppedBlockNumber": strconv.FormatUint(b.Number, 10), "droppedBlockHash": b.Hash}}); err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/claim"
 	"github.com/corridorhq/corridor/core/offramp"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // ClaimView is a claim as its sender sees it.
@@ -25,7 +24,7 @@ func (s *Service) GetClaim(ctx context.Context, p auth.Principal, id string) (Cl
 		return ClaimView{}, err
 	}
 	var out ClaimView
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		c, err := tx.Claims().FindClaimForSender(ctx, p.Environment, p.TenantID, strings.TrimSpace(id))
 		if err != nil {
 			return err
@@ -47,7 +46,7 @@ func (s *Service) ResendClaimLink(ctx context.Context, p auth.Principal, id stri
 	}
 	now := s.clock.Now()
 	var out claim.Claim
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		c, err := lockSenderClaim(ctx, tx, p, id)
 		if err != nil {
 			return err
@@ -100,7 +99,7 @@ func (s *Service) ExpireClaimNow(ctx context.Context, p auth.Principal, id strin
 func (s *Service) expireForSender(ctx context.Context, p auth.Principal, id string, force bool) (ClaimView, error) {
 	now := s.clock.Now()
 	var out ClaimView
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		c, err := lockSenderClaim(ctx, tx, p, id)
 		if err != nil {
 			return err
@@ -126,7 +125,7 @@ func (s *Service) expireForSender(ctx context.Context, p auth.Principal, id stri
 }
 
 // lockSenderClaim finds the sender's claim id (another tenant's answers not found) and locks it.
-func lockSenderClaim(ctx context.Context, tx ports.Tx, p auth.Principal, id string) (claim.Claim, error) {
+func lockSenderClaim(ctx context.Context, tx txView, p auth.Principal, id string) (claim.Claim, error) {
 	found, err := tx.Claims().FindClaimForSender(ctx, p.Environment, p.TenantID, strings.TrimSpace(id))
 	if err != nil {
 		return claim.Claim{}, err

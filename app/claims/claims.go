@@ -45,7 +45,7 @@ func claimEscrowSpec(c claim.Claim) ledger.AccountSpec {
 // sender's balance towards the claim's escrow account (a pending transfer; INSUFFICIENT_FUNDS
 // reserves nothing), and enqueues the escrow funding and the link notification. Neither job's
 // payload carries the phone number. pay is already stored in PENDING_CLAIM.
-func (s *Service) openClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, phone recipient.Phone) error {
+func (s *Service) openClaim(ctx context.Context, tx txView, now time.Time, pay *offramp.Payment, phone recipient.Phone) error {
 	source, err := s.sourceChains.Require(pay.Environment)
 	if err != nil {
 		return err
@@ -107,7 +107,7 @@ func (s *Service) sendClaimLink(ctx context.Context, tx txView, c claim.Claim, n
 
 // NotifyClaim is the claim.notify job: the first link of a newly opened claim.
 func (s *Service) NotifyClaim(ctx context.Context, claimID string) error {
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		c, err := tx.Claims().LockClaim(ctx, claimID)
 		if err != nil || c.Status != claim.StatusOpen || c.RedeemedAt != nil {
 			return err
@@ -131,7 +131,7 @@ func decisionHash(c claim.Claim, p offramp.Payment, d offramp.Decision, now time
 // (to the payment's locked account at FUNDS_LOCKED, or back to the sender on a REJECT), re-runs
 // the full composer for the decision hash, and enqueues the on-chain release of the escrow to
 // the service's settlement address.
-func (s *Service) releaseClaimFunds(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, to ledger.AccountSpec, step string) error {
+func (s *Service) releaseClaimFunds(ctx context.Context, tx txView, now time.Time, p *offramp.Payment, to ledger.AccountSpec, step string) error {
 	c, err := tx.Claims().LockClaim(ctx, p.ClaimID)
 	if err != nil {
 		return err
@@ -162,7 +162,7 @@ func (s *Service) releaseClaimFunds(ctx context.Context, tx ports.Tx, now time.T
 // on chain, so a funding still in flight reverts; a funding that landed first is refunded to
 // the settlement account when indexed (the ledger never recorded it). A funded claim is
 // refused: its money leaves only by the claim's refund at expiry.
-func (s *Service) cancelPendingClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment) error {
+func (s *Service) cancelPendingClaim(ctx context.Context, tx txView, now time.Time, pay *offramp.Payment) error {
 	c, err := tx.Claims().LockClaim(ctx, pay.ClaimID)
 	if err != nil {
 		return err

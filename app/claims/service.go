@@ -18,16 +18,17 @@ import (
 // Payments is what claims need from the off-ramp payments capability, inside the claim's unit
 // of work: a claim is the pending leg of one payment, so it posts under the payment's ledger
 // references, voids its reservation, asks the composer for its decision, and hands the payment
-// back to the policy check once redeemed.
+// back to the policy check once redeemed. Each method takes of the claim's unit only what the
+// payments declare they use there: the ledger, or paymentsTx (their offramps.PaymentTx).
 type Payments interface {
 	// Post posts a transfer of the payment (its metadata names the payment).
 	Post(ctx context.Context, l ports.LedgerRepo, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error)
 	VoidReservation(ctx context.Context, l ports.LedgerRepo, now time.Time, p *offramp.Payment) error
-	RunPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error
+	RunPolicyCheck(ctx context.Context, tx paymentsTx, now time.Time, p *offramp.Payment) error
 	// Decide is the full composer's decision on the payment, without applying it.
-	Decide(ctx context.Context, tx ports.Tx, p offramp.Payment) (offramp.Decision, error)
+	Decide(ctx context.Context, tx paymentsTx, p offramp.Payment) (offramp.Decision, error)
 	// SavePayment writes the payment and its status event.
-	SavePayment(ctx context.Context, tx ports.Tx, p offramp.Payment) error
+	SavePayment(ctx context.Context, tx paymentsTx, p offramp.Payment) error
 	// PrepareRedeem asks screening, outside any transaction, about the payment as the
 	// redeemer will receive it, for the policy check the redeeming unit of work runs.
 	PrepareRedeem(ctx context.Context, paymentID, recipientTenantID string) error
@@ -41,19 +42,6 @@ type Recipients interface {
 	QueueSMS(ctx context.Context, key string, m ports.SMSMessage, now time.Time) error
 	AdoptPhone(ctx context.Context, aliases ports.RecipientRepo, p auth.Principal, phoneHash, masked string, e164 []byte, now time.Time) error
 }
-
-// txView is the part of a unit of work the claims capability touches: its own tables, the
-// chain index its escrow indexer keeps, the ledger (the claim's escrow account), the payment a
-// claim belongs to, and the recipient's destinations a redeem names.
-type txView interface {
-	Claims() ports.ClaimRepo
-	ChainIndex() ports.ChainIndexRepo
-	Ledger() ports.LedgerRepo
-	Offramp() ports.OfframpRepo
-	Recipients() ports.RecipientRepo
-}
-
-var _ txView = ports.Tx(nil)
 
 // Deps are the ports and settings of the pending-claims capability.
 type Deps struct {
@@ -102,7 +90,7 @@ type Deps struct {
 // claim expires and the sender is refunded. It holds the claim link, phone challenge, redeem,
 // the escrow jobs, the escrow indexer (with its reorg undo) and the expiry pass.
 type Service struct {
-	store           ports.Store
+	store           kernel.Units[txView]
 	jobs            ports.Jobs
 	clock           ports.Clock
 	chains          kernel.Chains
@@ -130,7 +118,7 @@ func New(d Deps) (*Service, error) {
 		kernel.Port{Name: "ClaimSettled", Value: d.ClaimSettled}); err != nil {
 		return nil, err
 	}
-	s := &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, cipher: d.Cipher,
+	s := &Service{store: kernel.NewUnits(d.Store, narrow), jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, cipher: d.Cipher,
 		escrows: d.Escrows, lifetime: d.Lifetime, linkBase: d.LinkBase, codesPerIP: d.CodesPerIP,
 		codesPerPhone: d.CodesPerPhone, resendsPerClaim: d.ResendsPerClaim, relayerBudget: d.RelayerBudget,
 		sourceChains: d.SourceChains, log: d.Logger, confirmations: d.Confirmations, payments: d.Payments,
@@ -159,13 +147,13 @@ func New(d Deps) (*Service, error) {
 
 // subscribe makes claims the reaction to the payments' claim events.
 func (s *Service) subscribe(d Deps) {
-	d.ClaimNeeded.Subscribe(func(ctx context.Context, tx ports.Tx, e offramp.ClaimNeeded) error {
+	kernel.React(d.ClaimNeeded, s.store, func(ctx context.Context, tx txView, e offramp.ClaimNeeded) error {
 		return s.openClaim(ctx, tx, e.At, e.Payment, e.Phone)
 	})
-	d.ClaimCanceled.Subscribe(func(ctx context.Context, tx ports.Tx, e offramp.ClaimCanceled) error {
+	kernel.React(d.ClaimCanceled, s.store, func(ctx context.Context, tx txView, e offramp.ClaimCanceled) error {
 		return s.cancelPendingClaim(ctx, tx, e.At, e.Payment)
 	})
-	d.ClaimSettled.Subscribe(func(ctx context.Context, tx ports.Tx, e offramp.ClaimSettled) error {
+	kernel.React(d.ClaimSettled, s.store, func(ctx context.Context, tx txView, e offramp.ClaimSettled) error {
 		p := e.Payment
 		if e.Rejected {
 			return s.releaseClaimFunds(ctx, tx, e.At, p, ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.SenderTenantID), "reject")

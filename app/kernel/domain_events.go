@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 
-	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -71,15 +70,6 @@ func (s *Subscribers[E]) Publish(ctx context.Context, tx ports.Tx, e E) error {
 		}
 	}
 	return nil
-}
-
-// PublishHeard is Publish for an event some capability must react to (its reaction is part of
-// the raiser's step): with no reaction subscribed it fails, as a missing port fails at start.
-func (s *Subscribers[E]) PublishHeard(ctx context.Context, tx ports.Tx, e E) error {
-	if s == nil || s.count() == 0 {
-		return core.E(core.CodeInternal, "%T raised with no capability listening: check the wiring", e)
-	}
-	return s.Publish(ctx, tx, e)
 }
 
 func (s *Subscribers[E]) count() int {

@@ -84,21 +84,3 @@ func TestSubscribers_PrepareBeforeTheUnit(t *testing.T) {
 		t.Fatal(err)
 	}
 }
-
-// TestSubscribers_PublishHeardNeedsAListener: an event whose reaction is part of the raiser's
-// step fails with nobody subscribed (nil or empty), and otherwise publishes as Publish does.
-func TestSubscribers_PublishHeardNeedsAListener(t *testing.T) {
-	var none *Subscribers[finalized]
-	if err := none.PublishHeard(context.Background(), nil, finalized{}); err == nil {
-		t.Fatal("nil Subscribers: PublishHeard succeeded with nobody listening")
-	}
-	var bus Subscribers[finalized]
-	if err := bus.PublishHeard(context.Background(), nil, finalized{}); err == nil {
-		t.Fatal("empty Subscribers: PublishHeard succeeded with nobody listening")
-	}
-	heard := 0
-	bus.Subscribe(func(context.Context, ports.Tx, finalized) error { heard++; return nil })
-	if err := bus.PublishHeard(context.Background(), nil, finalized{}); err != nil || heard != 1 {
-		t.Fatalf("PublishHeard = %v, heard %d", err, heard)
-	}
-}

@@ -44,6 +44,14 @@ func React[V, E any](s *Subscribers[E], units Units[V], react func(ctx context.C
 	s.Subscribe(func(ctx context.Context, tx ports.Tx, e E) error { return react(ctx, units.narrow(tx), e) })
 }
 
+// ReactPrepared is React for a reaction that must read outside any transaction first (a
+// screening verdict): prepare runs when the raiser prepares the event (Subscribers.Prepare),
+// before its unit of work opens; react when it raises it, narrowed to the reactor's view.
+func ReactPrepared[V, E any](s *Subscribers[E], units Units[V], prepare func(ctx context.Context, e E) error,
+	react func(ctx context.Context, tx V, e E) error) {
+	s.SubscribePrepared(prepare, func(ctx context.Context, tx ports.Tx, e E) error { return react(ctx, units.narrow(tx), e) })
+}
+
 // Raise runs every reaction to e in the unit of work ctx carries (opened through Units.InTx),
 // so a raiser that holds only its own view needs no transaction to hand over; raised outside
 // any unit it is an INTERNAL error, and no reaction runs. A nil Subscribers has no listeners.
@@ -56,6 +64,15 @@ func (s *Subscribers[E]) Raise(ctx context.Context, e E) error {
 		return core.E(core.CodeInternal, "a domain event was raised outside a unit of work")
 	}
 	return s.Publish(ctx, tx, e)
+}
+
+// RaiseHeard is Raise for an event some capability must react to (its reaction is part of the
+// raiser's step): with no reaction subscribed it fails, as a missing port fails at start.
+func (s *Subscribers[E]) RaiseHeard(ctx context.Context, e E) error {
+	if s == nil || s.count() == 0 {
+		return core.E(core.CodeInternal, "%T raised with no capability listening: check the wiring", e)
+	}
+	return s.Raise(ctx, e)
 }
 
 type openUnitKey struct{}

@@ -7,7 +7,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/offramp"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // CancelPayment is the sender's cancel, accepted only while the payment is unfunded:
@@ -19,7 +18,7 @@ func (s *Service) CancelPayment(ctx context.Context, pr auth.Principal, id strin
 	}
 	now := s.clock.Now()
 	var out offramp.Payment
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		pay, err := findForParty(ctx, tx, pr, id, true)
 		if err != nil {
 			return err
@@ -28,7 +27,7 @@ func (s *Service) CancelPayment(ctx context.Context, pr auth.Principal, id strin
 			return core.E(offramp.CodeSenderOnly, "only the sender may cancel this payment")
 		}
 		if pay.Status == offramp.StatusPendingClaim {
-			if err := s.claimCanceled.PublishHeard(ctx, tx, offramp.ClaimCanceled{Payment: &pay, At: now}); err != nil {
+			if err := s.claimCanceled.RaiseHeard(ctx, offramp.ClaimCanceled{Payment: &pay, At: now}); err != nil {
 				return err
 			}
 			if pay.Status == offramp.StatusPendingClaim {

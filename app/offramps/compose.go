@@ -25,7 +25,7 @@ type composition struct {
 // availability and liquidity. The spend policy is decided by the spend guard: decided holds
 // the reasons its Decide answered at intake (the policy is not evaluated again); nil decides
 // again (redecide), as a held or re-quoted payment's re-evaluation does.
-func (s *Service) compose(ctx context.Context, tx ports.Tx, p offramp.Payment, decided []offramp.HoldReason) (composition, error) {
+func (s *Service) compose(ctx context.Context, tx txView, p offramp.Payment, decided []offramp.HoldReason) (composition, error) {
 	reasons := []offramp.HoldReason{}
 	cred, ok, err := tx.Recipients().FindCredential(ctx, p.RecipientTenantID, p.Environment)
 	if err != nil {
@@ -197,7 +197,7 @@ func (s *Service) eligiblePayoutRoutes(ctx context.Context, tx txView, p offramp
 
 // RunPolicyCheck takes a payment in POLICY_CHECK to its next status: a fresh quote set
 // (superseding any earlier one) and AWAITING_RECIPIENT_CONFIRMATION, a hold, or a rejection.
-func (s *Service) RunPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+func (s *Service) RunPolicyCheck(ctx context.Context, tx PaymentTx, now time.Time, p *offramp.Payment) error {
 	return s.runPolicyCheck(ctx, tx, now, p, nil)
 }
 
@@ -206,13 +206,13 @@ func (s *Service) RunPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time
 // re-check) may run in a job or in the recipient's request, neither of which is the sender, and
 // the sender's agent confinement was decided at intake. The policy is evaluated again because
 // what it decides on (the windows' spend, the policy itself, a policy outage) may have changed.
-func (s *Service) redecide(ctx context.Context, tx ports.Tx, p offramp.Payment) ([]offramp.HoldReason, error) {
+func (s *Service) redecide(ctx context.Context, tx txView, p offramp.Payment) ([]offramp.HoldReason, error) {
 	sender := kernel.System(p.SenderTenantID, p.Environment, auth.ScopeRampsWrite)
 	return s.decideSpend(ctx, tx, sender, p, true)
 }
 
 // runPolicyCheck is RunPolicyCheck with the spend policy's reasons already decided (nil: decide).
-func (s *Service) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, decided []offramp.HoldReason) error {
+func (s *Service) runPolicyCheck(ctx context.Context, tx txView, now time.Time, p *offramp.Payment, decided []offramp.HoldReason) error {
 	c, err := s.compose(ctx, tx, *p, decided)
 	if err != nil {
 		return err
@@ -251,7 +251,7 @@ func (s *Service) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time
 		refund := func() error { return refund(ctx, tx, now, p, lockedSpec(*p)) }
 		if fromClaim {
 			refund = func() error {
-				return s.claimSettled.PublishHeard(ctx, tx, offramp.ClaimSettled{Payment: p, Rejected: true, At: now})
+				return s.claimSettled.RaiseHeard(ctx, offramp.ClaimSettled{Payment: p, Rejected: true, At: now})
 			}
 		}
 		if err := refund(); err != nil {
@@ -266,7 +266,7 @@ func (s *Service) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time
 // ReevaluateHeld re-runs the composer for a recipient's held payments after something they
 // control changed (a credential, a destination, an alias): holds clear when their condition
 // does. Holds only an operator clears stay held, because the composer finds them again.
-func (s *Service) ReevaluateHeld(ctx context.Context, tx ports.Tx, env core.Environment, recipientTenantID string) error {
+func (s *Service) ReevaluateHeld(ctx context.Context, tx txView, env core.Environment, recipientTenantID string) error {
 	ids, err := tx.Offramp().HeldPaymentIDs(ctx, env, recipientTenantID, maxDestinationsConsidered)
 	if err != nil {
 		return err

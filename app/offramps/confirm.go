@@ -20,7 +20,7 @@ func errQuoteExpired(p offramp.Payment) error {
 
 // requoteExpired takes an awaiting payment whose quote expired back to POLICY_CHECK and on to
 // a fresh quote set (or a hold or rejection, per the composer).
-func (s *Service) requoteExpired(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+func (s *Service) requoteExpired(ctx context.Context, tx txView, now time.Time, p *offramp.Payment) error {
 	if _, err := p.Apply(offramp.Step{Trigger: offramp.TrigQuoteExpiry, Guard: offramp.GuardQuoteExpired}, now); err != nil {
 		return err
 	}
@@ -36,7 +36,7 @@ func (s *Service) requoteExpired(ctx context.Context, tx ports.Tx, now time.Time
 // recipientQuote loads a payment for the recipient's select or confirm and checks quoteID is
 // usable. expired reports that the payment was requoted (the caller commits, then answers
 // QUOTE_EXPIRED).
-func (s *Service) recipientQuote(ctx context.Context, tx ports.Tx, pr auth.Principal, id, quoteID string, now time.Time) (offramp.Payment, offramp.Quote, bool, error) {
+func (s *Service) recipientQuote(ctx context.Context, tx txView, pr auth.Principal, id, quoteID string, now time.Time) (offramp.Payment, offramp.Quote, bool, error) {
 	pay, err := findForParty(ctx, tx, pr, id, true)
 	if err != nil {
 		return pay, offramp.Quote{}, false, err
@@ -77,7 +77,7 @@ func (s *Service) SelectPayoutRoute(ctx context.Context, pr auth.Principal, id, 
 	now := s.clock.Now()
 	var out offramp.Payment
 	var expired bool
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		pay, _, exp, err := s.recipientQuote(ctx, tx, pr, id, quoteID, now)
 		out, expired = pay, exp
 		if err != nil || exp {
@@ -103,7 +103,7 @@ func (s *Service) ConfirmPayment(ctx context.Context, pr auth.Principal, id stri
 	now := s.clock.Now()
 	var out offramp.Payment
 	var expired bool
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		pay, err := findForParty(ctx, tx, pr, id, true)
 		if err != nil {
 			return err
@@ -122,7 +122,7 @@ func (s *Service) ConfirmPayment(ctx context.Context, pr auth.Principal, id stri
 			// A redeemed claim's money leaves the claim's escrow account; the composer's
 			// decision hash goes on chain with the escrow's release.
 			lock = func() error {
-				return s.claimSettled.PublishHeard(ctx, tx, offramp.ClaimSettled{Payment: &pay, At: now})
+				return s.claimSettled.RaiseHeard(ctx, offramp.ClaimSettled{Payment: &pay, At: now})
 			}
 		}
 		if err := lock(); err != nil {

@@ -125,7 +125,7 @@ func (s *Service) PrepareCreate(ctx context.Context, p auth.Principal, in Create
 		return PreparedCreate{}, err
 	}
 	var alias recipient.Alias
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		alias, err = tx.Recipients().FindVerifiedAlias(ctx, p.Environment, s.recipients.PhoneHash(plan.phone.E164))
 		if core.HasCode(err, recipient.CodePhoneAliasNotFound) {
 			return nil
@@ -162,7 +162,7 @@ func (s *Service) ApplyCreate(ctx context.Context, p auth.Principal, prepared Pr
 		FundingMode: plan.funding, RequestedDestinationID: plan.destID, SpeedPreference: plan.speed,
 		Status: offramp.StatusCreated, HoldReasons: []offramp.HoldReason{}, CreatedAt: now, UpdatedAt: now}
 	var view PaymentView
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		pay := base
 		pay.HoldReasons = []offramp.HoldReason{}
 		// The spend guard's early refusal: an agent key never spends the service balance (the
@@ -180,7 +180,7 @@ func (s *Service) ApplyCreate(ctx context.Context, p auth.Principal, prepared Pr
 		next := func() error { return s.runPolicyCheck(ctx, tx, now, &pay, decided) }
 		if pay.Status == offramp.StatusPendingClaim {
 			next = func() error {
-				if err := s.claimNeeded.PublishHeard(ctx, tx, offramp.ClaimNeeded{Payment: &pay, Phone: plan.phone, At: now}); err != nil {
+				if err := s.claimNeeded.RaiseHeard(ctx, offramp.ClaimNeeded{Payment: &pay, Phone: plan.phone, At: now}); err != nil {
 					return err
 				}
 				return claimOpened(pay)
@@ -206,7 +206,7 @@ func (s *Service) ApplyCreate(ctx context.Context, p auth.Principal, prepared Pr
 // reserves nothing and the composer cancels it (POLICY_DENIED). A payment to an unknown phone
 // is decided without the policy (agent confinement): its money only moves into the tenant's
 // claim escrow, and the policy decides when the claim is redeemed, before it leaves.
-func (s *Service) intake(ctx context.Context, tx ports.Tx, actor auth.Principal, pay *offramp.Payment) (decided []offramp.HoldReason, err error) {
+func (s *Service) intake(ctx context.Context, tx txView, actor auth.Principal, pay *offramp.Payment) (decided []offramp.HoldReason, err error) {
 	now := pay.CreatedAt
 	if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigIntake}, now); err != nil {
 		return nil, err
@@ -253,7 +253,7 @@ func (s *Service) intake(ctx context.Context, tx ports.Tx, actor auth.Principal,
 // hold, so the spend passes to a reservation and the payment waits held), or POLICY_DENIED (a
 // refusal: nothing may be reserved, and the composer cancels the payment). A confinement
 // refusal or a store failure is err.
-func (s *Service) decideSpend(ctx context.Context, tx ports.Tx, actor auth.Principal, pay offramp.Payment, withPolicy bool) ([]offramp.HoldReason, error) {
+func (s *Service) decideSpend(ctx context.Context, tx txView, actor auth.Principal, pay offramp.Payment, withPolicy bool) ([]offramp.HoldReason, error) {
 	holds := []offramp.HoldReason{} // decided, even when empty (compose decides a nil again)
 	checks := kernel.SpendChecks{}
 	if withPolicy {

@@ -5,13 +5,12 @@ import (
 
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core/offramp"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // savePayment writes an off-ramp payment and, in the same unit of work, the sender's event of
 // the status it reached (offramp_payment.<status>; none when the status did not change). While
 // the payment carries a requote reason, the event carries it too (requoteReason).
-func savePayment(ctx context.Context, tx ports.Tx, p offramp.Payment) error {
+func savePayment(ctx context.Context, tx txView, p offramp.Payment) error {
 	if err := tx.Offramp().UpdatePayment(ctx, p); err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func postTransfer(ctx context.Context, l ports.LedgerRepo, now time.Time, p offr
 
 // reserve takes a new reservation hold on the sender's balance (docs/architecture.md). A short balance
 // is INSUFFICIENT_FUNDS and reserves nothing.
-func reserve(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+func reserve(ctx context.Context, tx txView, now time.Time, p *offramp.Payment) error {
 	accs, err := openPaymentAccounts(ctx, tx, now, *p)
 	if err != nil {
 		return err
@@ -84,7 +84,7 @@ func (s *Service) VoidReservation(ctx context.Context, l ports.LedgerRepo, now t
 	return err
 }
 
-func lockReservation(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+func lockReservation(ctx context.Context, tx txView, now time.Time, p *offramp.Payment) error {
 	_, err := postTransfer(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("lock", p.Reservation),
 		Type: ledger.TypePostPending, PendingID: p.HoldTransferID, Amount: p.SourceAmountBaseUnits})
 	p.HoldTransferID = ""
@@ -92,7 +92,7 @@ func lockReservation(ctx context.Context, tx ports.Tx, now time.Time, p *offramp
 }
 
 // unlock returns locked funds to the sender (a failed pre-submission re-check).
-func unlock(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+func unlock(ctx context.Context, tx txView, now time.Time, p *offramp.Payment) error {
 	accs, err := openPaymentAccounts(ctx, tx, now, *p)
 	if err != nil {
 		return err
@@ -102,7 +102,7 @@ func unlock(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment)
 	return err
 }
 
-func toClearing(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+func toClearing(ctx context.Context, tx txView, now time.Time, p *offramp.Payment) error {
 	accs, err := openPaymentAccounts(ctx, tx, now, *p)
 	if err != nil {
 		return err
@@ -170,7 +170,7 @@ func crossesTenants(p offramp.Payment, q offramp.Quote) bool {
 // (the deliver amount into the sender's share of the between-tenants account) and returns the
 // recipient's leg, which the caller posts after this unit commits and a job posts again, to
 // finish it after a crash (docs/ledger.md, "Money between tenants").
-func (l payoutLedger) deliver(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, q offramp.Quote) (*ReceiveDeliveryArgs, error) {
+func (l payoutLedger) deliver(ctx context.Context, tx txView, now time.Time, p *offramp.Payment, q offramp.Quote) (*ReceiveDeliveryArgs, error) {
 	from, err := clearingOf(ctx, tx, *p)
 	if err != nil {
 		return nil, err
@@ -205,7 +205,7 @@ func (l payoutLedger) deliver(ctx context.Context, tx ports.Tx, now time.Time, p
 }
 
 // refund returns a failed payout from the provider's clearing account to the sender.
-func refund(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, from ledger.AccountSpec) error {
+func refund(ctx context.Context, tx txView, now time.Time, p *offramp.Payment, from ledger.AccountSpec) error {
 	accs, err := tx.Ledger().OpenAccounts(ctx, now, from, ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.SenderTenantID))
 	if err != nil {
 		return err

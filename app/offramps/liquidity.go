@@ -6,7 +6,6 @@ import (
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/offramp"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // Liquidity is a payout provider's route liquidity in one environment: the configured
@@ -46,7 +45,7 @@ func (s *Service) TopUpLiquidity(ctx context.Context, operator string, env core.
 		return Liquidity{}, core.E(offramp.CodeProviderNotFound, "no payout provider %q is configured", provider)
 	}
 	out := Liquidity{Provider: provider, Environment: env, ConfiguredBaseUnits: rail.Terms.LiquidityBaseUnits}
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		added, err := tx.Offramp().TopUpLiquidity(ctx, env, provider, reference, amountBaseUnits, operator, s.clock.Now())
 		if err != nil {
 			return err

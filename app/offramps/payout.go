@@ -40,7 +40,7 @@ func (s payoutJobs) RunSubmission(ctx context.Context, id string) error {
 	kernel.CrashPoint(kernel.CrashPayoutSubmitted)
 	// The provider's answer: CLEARING with its reference and the first poll queued, or a
 	// revoked destination handled.
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		now := s.clock.Now()
 		pay, err := tx.Offramp().LockPayment(ctx, id)
 		if err != nil || pay.Status != offramp.StatusFundsLocked || pay.ProviderReference != "" {
@@ -68,7 +68,7 @@ func (s payoutJobs) RunSubmission(ctx context.Context, id string) error {
 // readySubmission is the re-check's unit of work: the payout request and its rail when the
 // payment still goes out (proceed), or the failed re-check applied.
 func (s payoutJobs) readySubmission(ctx context.Context, id string) (req ports.PayoutRequest, rail ports.PayoutRail, proceed bool, err error) {
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		// A retried run decides afresh: a submission an earlier, rolled-back run prepared
 		// must not go out after a run that found nothing to submit.
 		req, rail, proceed = ports.PayoutRequest{}, ports.PayoutRail{}, false
@@ -110,7 +110,7 @@ func (s payoutJobs) readySubmission(ctx context.Context, id string) (req ports.P
 // usable one). Nothing reached the provider, so no money moves beyond the unlock. A payment
 // pinned to the revoked destination (requestedDestinationId) is unpinned: that choice can no
 // longer be honoured, and the recipient chooses among the rest.
-func (s payoutJobs) destinationRevoked(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment) error {
+func (s payoutJobs) destinationRevoked(ctx context.Context, tx txView, now time.Time, pay *offramp.Payment) error {
 	q, err := tx.Offramp().FindQuote(ctx, pay.ID, pay.SelectedQuoteID)
 	if err != nil {
 		return err
@@ -133,7 +133,7 @@ func (s payoutJobs) destinationRevoked(ctx context.Context, tx ports.Tx, now tim
 // why is empty when every check passes, else the first that failed; hold is a reason the
 // re-check itself found that the composer would not (the recipient's credential changed since
 // the quote).
-func (s payoutJobs) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment, q offramp.Quote) (offramp.RequoteReason, offramp.HoldReason, recipient.Destination, error) {
+func (s payoutJobs) recheck(ctx context.Context, tx txView, pay offramp.Payment, q offramp.Quote) (offramp.RequoteReason, offramp.HoldReason, recipient.Destination, error) {
 	// The confirmed quote must still be in force at submission: an expired one is requoted.
 	if !q.Usable(s.clock.Now()) || q.ID != pay.SelectedQuoteID {
 		return offramp.RequoteQuoteExpired, "", recipient.Destination{}, nil
@@ -191,7 +191,7 @@ func (s payoutJobs) credentialChangedSince(ctx context.Context, tx txView, pay o
 // recheckFailed unlocks the funds, reserves them again and runs POLICY_CHECK, recording why
 // (the payment's requoteReason and its event say it). hold, when set, is carried into
 // POLICY_CHECK, where the composer keeps it until an operator approves it.
-func (s payoutJobs) recheckFailed(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, why offramp.RequoteReason, hold offramp.HoldReason) error {
+func (s payoutJobs) recheckFailed(ctx context.Context, tx txView, now time.Time, pay *offramp.Payment, why offramp.RequoteReason, hold offramp.HoldReason) error {
 	pay.RequoteReason = why
 	if err := unlock(ctx, tx, now, pay); err != nil {
 		return err
@@ -217,7 +217,7 @@ func (s payoutJobs) recheckFailed(ctx context.Context, tx ports.Tx, now time.Tim
 // further change.
 func (s payoutJobs) PollPayment(ctx context.Context, id string) (bool, error) {
 	var pay offramp.Payment
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		pay, err = tx.Offramp().LockPayment(ctx, id)
 		return err
@@ -245,7 +245,7 @@ func (s payoutJobs) PollPayment(ctx context.Context, id string) (bool, error) {
 // provider's clearing account: the provider may still pay out. A later report (webhook or poll)
 // moves it on (applyPayoutStatus). Any other status is left as it is.
 func (s payoutJobs) GiveUpPolling(ctx context.Context, id string) error {
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		now := s.clock.Now()
 		pay, err := tx.Offramp().LockPayment(ctx, id)
 		if err != nil {
@@ -285,7 +285,7 @@ func unresponsive(pay offramp.Payment) bool {
 // reverts (a later RETURNED is recorded as a return, once).
 func (s payoutJobs) applyPayoutStatus(ctx context.Context, id, reference string, st ports.PayoutStatus) error {
 	var legs []ReceiveDeliveryArgs
-	err := s.preparedUnit(ctx, []string{id}, func(ctx context.Context, tx ports.Tx) error {
+	err := s.preparedUnit(ctx, []string{id}, func(ctx context.Context, tx txView) error {
 		legs = nil // a retried unit starts afresh
 		now := s.clock.Now()
 		pay, err := tx.Offramp().LockPayment(ctx, id)
@@ -352,7 +352,7 @@ type payoutLedger struct{ s *Service }
 // effect books a provider report's ledger effect: the delivery (and, into another tenant's
 // balance, the recipient's leg to post once the unit commits) or the refund from the clearing
 // account the payment's money is in.
-func (l payoutLedger) effect(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, effect offramp.Effect) (*ReceiveDeliveryArgs, error) {
+func (l payoutLedger) effect(ctx context.Context, tx txView, now time.Time, pay *offramp.Payment, effect offramp.Effect) (*ReceiveDeliveryArgs, error) {
 	switch effect {
 	case offramp.EffectDeliver:
 		q, err := tx.Offramp().FindQuote(ctx, pay.ID, pay.SelectedQuoteID)
@@ -403,7 +403,7 @@ func payoutSteps(pay *offramp.Payment, state ports.PayoutState) []offramp.Step {
 
 // recordReturn books a post-delivery return once: DELIVERED stays; the delivered amount comes
 // back from the rail's outside world to the sender with its own transfer. The fee is kept.
-func (s payoutJobs) recordReturn(ctx context.Context, tx ports.Tx, now time.Time, pay offramp.Payment) error {
+func (s payoutJobs) recordReturn(ctx context.Context, tx txView, now time.Time, pay offramp.Payment) error {
 	q, err := tx.Offramp().FindQuote(ctx, pay.ID, pay.SelectedQuoteID)
 	if err != nil {
 		return err

@@ -15,7 +15,7 @@ func (s *Service) GetPayment(ctx context.Context, p auth.Principal, id string) (
 		return offramp.Payment{}, err
 	}
 	var out offramp.Payment
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, err = findForParty(ctx, tx, p, id, false)
 		return err
@@ -30,7 +30,7 @@ func (s *Service) ListPayments(ctx context.Context, p auth.Principal, page ports
 	}
 	var out []offramp.Payment
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, total, err = tx.Offramp().ListPayments(ctx, ports.OfframpFilter{Environment: p.Environment, TenantID: p.TenantID}, kernel.ClampPage(page))
 		return err
@@ -45,7 +45,7 @@ func (s *Service) PayoutRouteQuotes(ctx context.Context, p auth.Principal, id st
 		return nil, err
 	}
 	var out []offramp.Quote
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		pay, err := findForParty(ctx, tx, p, id, false)
 		if err != nil {
 			return err

@@ -7,7 +7,6 @@ import (
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ledger"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // receiveFinishAfter is when the job that finishes a delivery into another tenant's balance
@@ -41,7 +40,7 @@ func (ReceiveDeliveryArgs) Kind() string { return "offramp.receive_delivery" }
 // finishing job may both run it, and the leg is posted once.
 func (l payoutLedger) receive(ctx context.Context, a ReceiveDeliveryArgs) error {
 	s := l.s
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		now := s.clock.Now()
 		accs, err := tx.Ledger().OpenAccounts(ctx, now,
 			ledger.Share(ledger.BetweenTenants(a.Environment, kernel.ServiceAsset), a.RecipientTenantID),

@@ -5,7 +5,6 @@ import (
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/offramp"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // ApproveReview is an operator's approval of a payment's review holds (docs/decisions/operations.md, POST
@@ -17,7 +16,7 @@ import (
 func (s *Service) ApproveReview(ctx context.Context, operator, id string) (offramp.Payment, error) {
 	now := s.clock.Now()
 	var out offramp.Payment
-	err := s.preparedUnit(ctx, []string{id}, func(ctx context.Context, tx ports.Tx) error {
+	err := s.preparedUnit(ctx, []string{id}, func(ctx context.Context, tx txView) error {
 		pay, err := tx.Offramp().LockPayment(ctx, id)
 		if err != nil {
 			return err

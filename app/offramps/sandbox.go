@@ -7,7 +7,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/offramp"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // ExpireQuotes is the sandbox helper (docs/decisions/api.md): the payment's active quote set expires now and the
@@ -23,7 +22,7 @@ func (s *Service) ExpireQuotes(ctx context.Context, pr auth.Principal, id string
 		return offramp.Payment{}, err
 	}
 	var out offramp.Payment
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		pay, err := findForParty(ctx, tx, pr, id, true)
 		if err != nil {
 			return err

@@ -66,7 +66,7 @@ func screeningInput(p offramp.Payment) ports.ScreeningInput {
 // pending claim) or not found needs none.
 func (s *Service) PreparePayments(ctx context.Context, ids ...string) error {
 	var ins []ports.ScreeningInput
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		ins = ins[:0]
 		for _, id := range ids {
 			p, err := tx.Offramp().LockPayment(ctx, id)
@@ -93,7 +93,7 @@ func (s *Service) PreparePayments(ctx context.Context, ids ...string) error {
 // composes again after something the recipient controls changed.
 func (s *Service) PrepareHeld(ctx context.Context, env core.Environment, recipientTenantID string) error {
 	var ids []string
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		ids, err = tx.Offramp().HeldPaymentIDs(ctx, env, recipientTenantID, maxDestinationsConsidered)
 		return err
@@ -108,7 +108,7 @@ func (s *Service) PrepareHeld(ctx context.Context, env core.Environment, recipie
 // naming it by id); another tenant's payment is not read, and its unit answers not found.
 func (s *Service) PreparePaymentFor(ctx context.Context, p auth.Principal, id string) error {
 	var in *ports.ScreeningInput
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		pay, err := tx.Offramp().FindPayment(ctx, p.Environment, p.TenantID, id)
 		if core.HasCode(err, offramp.CodePaymentNotFound) || err != nil {
 			return nil // the unit of work answers it
@@ -130,7 +130,7 @@ func (s *Service) PreparePaymentFor(ctx context.Context, p auth.Principal, id st
 // (the claim's payment gains its recipient inside the redeeming unit of work).
 func (s *Service) PrepareRedeem(ctx context.Context, paymentID, recipientTenantID string) error {
 	var in *ports.ScreeningInput
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		pay, err := tx.Offramp().LockPayment(ctx, paymentID)
 		if err != nil {
 			return nil // the unit of work answers it
@@ -149,7 +149,7 @@ func (s *Service) PrepareRedeem(ctx context.Context, paymentID, recipientTenantI
 
 // preparedUnit runs fn in one unit of work after preparing the screening verdicts of the
 // payments ids, for a use case outside the runner (a job, an operator's action).
-func (s *Service) preparedUnit(ctx context.Context, ids []string, fn func(ctx context.Context, tx ports.Tx) error) error {
+func (s *Service) preparedUnit(ctx context.Context, ids []string, fn func(ctx context.Context, tx txView) error) error {
 	ctx = kernel.WithPrepared(ctx)
 	if err := s.PreparePayments(ctx, ids...); err != nil {
 		return err

@@ -30,18 +30,6 @@ type Recipients interface {
 	DestinationIdentifier(d recipient.Destination) (recipient.Identifier, error)
 }
 
-// txView is the part of a unit of work the payments capability touches: its own tables, the
-// ledger, the recipients' aliases, destinations and credentials it routes by, and the approved
-// operator reviews. The spend policy and the claim events' reactions get the whole
-// transaction for their own part.
-type txView interface {
-	Offramp() ports.OfframpRepo
-	Ledger() ports.LedgerRepo
-	Recipients() ports.RecipientRepo
-}
-
-var _ txView = ports.Tx(nil)
-
 // Deps are the ports and settings of the off-ramp payments capability.
 type Deps struct {
 	Store ports.Store
@@ -98,7 +86,7 @@ type Deps struct {
 // holds, payout route quotes, the recipient's route selection and confirmation, provider
 // submission, polling and signed webhooks, operator review, liquidity and the sweeps.
 type Service struct {
-	store         ports.Store
+	store         kernel.Units[txView]
 	jobs          ports.Jobs
 	clock         ports.Clock
 	screening     ports.Screening
@@ -129,7 +117,7 @@ func New(d Deps) (*Service, error) {
 		kernel.Port{Name: "Recipients", Value: d.Recipients}, kernel.Port{Name: "RecipientChanged", Value: d.RecipientChanged}); err != nil {
 		return nil, err
 	}
-	s := &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), screening: d.Screening, payouts: d.Payouts,
+	s := &Service{store: kernel.NewUnits(d.Store, narrow), jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), screening: d.Screening, payouts: d.Payouts,
 		quoteLifetime: d.QuoteLifetime, pollInterval: d.PollInterval, pollWindow: d.PollWindow,
 		quoteExpiryInterval: d.QuoteExpiryInterval, holdRecheckInterval: d.HoldRecheckInterval,
 		phoneReverifyAfter: d.PhoneReverifyAfter, sourceChains: d.SourceChains, spendPolicy: d.SpendPolicy,
@@ -159,9 +147,9 @@ func New(d Deps) (*Service, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	d.RecipientChanged.SubscribePrepared(func(ctx context.Context, e recipient.Changed) error {
+	kernel.ReactPrepared(d.RecipientChanged, s.store, func(ctx context.Context, e recipient.Changed) error {
 		return s.PrepareHeld(ctx, e.Environment, e.TenantID)
-	}, func(ctx context.Context, tx ports.Tx, e recipient.Changed) error {
+	}, func(ctx context.Context, tx txView, e recipient.Changed) error {
 		return s.ReevaluateHeld(ctx, tx, e.Environment, e.TenantID)
 	})
 	return s, nil
@@ -169,13 +157,13 @@ func New(d Deps) (*Service, error) {
 
 // SavePayment writes a payment and its status event inside the caller's unit of work (claims
 // save the payment a claim belongs to this way).
-func (s *Service) SavePayment(ctx context.Context, tx ports.Tx, p offramp.Payment) error {
+func (s *Service) SavePayment(ctx context.Context, tx PaymentTx, p offramp.Payment) error {
 	return savePayment(ctx, tx, p)
 }
 
 // Decide is the full composer's decision on a payment, without applying it: a claim's release
 // commits its hash on chain.
-func (s *Service) Decide(ctx context.Context, tx ports.Tx, p offramp.Payment) (offramp.Decision, error) {
+func (s *Service) Decide(ctx context.Context, tx PaymentTx, p offramp.Payment) (offramp.Decision, error) {
 	c, err := s.compose(ctx, tx, p, nil)
 	return c.decision, err
 }

@@ -61,7 +61,7 @@ func guardedWorld(t *testing.T, holds ...offramp.HoldReason) (*createWorld, *rec
 	guard := &recordingGuard{real: kernel.NewSpendGuard(w.clock.Now)}
 	pol := &insidePolicy{t: t, guard: guard, holds: holds}
 	d := w.svc
-	svc, err := New(Deps{Store: d.store, Jobs: d.jobs, Clock: w.clock, Recipients: d.recipients, RecipientChanged: &kernel.Subscribers[recipient.Changed]{},
+	svc, err := New(Deps{Store: w.store, Jobs: d.jobs, Clock: w.clock, Recipients: d.recipients, RecipientChanged: &kernel.Subscribers[recipient.Changed]{},
 		Screening: d.screening, SpendPolicy: pol, Payouts: d.payouts, SourceChains: d.sourceChains, Guard: guard})
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestOfframp_PolicyIsDecidedInsideTheSpendGuard(t *testing.T) {
 			if got := 100_000_000 - w.available(t, ledger.TenantAvailableRef(w.sender.TenantID)); got != tc.reserved {
 				t.Fatalf("reserved %d, want %d", got, tc.reserved)
 			}
-			err := w.svc.store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+			err := w.store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
 				_, err := w.svc.Decide(ctx, tx, pay)
 				return err
 			})

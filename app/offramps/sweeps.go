@@ -7,7 +7,6 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/corridorhq/corridor/core/offramp"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // Cadence of the off-ramp's periodic passes (defaults; configuration sets them).
@@ -31,7 +30,7 @@ const (
 // pass carries on with the rest.
 func (s payoutJobs) ExpireQuoteSets(ctx context.Context) error {
 	var ids []string
-	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	if err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		ids, err = tx.Offramp().ExpiredQuotePaymentIDs(ctx, s.clock.Now(), maxSweepPayments)
 		return err
@@ -39,7 +38,7 @@ func (s payoutJobs) ExpireQuoteSets(ctx context.Context) error {
 		return err
 	}
 	for _, id := range ids {
-		err := s.preparedUnit(ctx, []string{id}, func(ctx context.Context, tx ports.Tx) error {
+		err := s.preparedUnit(ctx, []string{id}, func(ctx context.Context, tx txView) error {
 			now := s.clock.Now()
 			pay, err := tx.Offramp().LockPayment(ctx, id)
 			if err != nil || pay.Status != offramp.StatusAwaitingRecipientConfirmation {
@@ -79,7 +78,7 @@ var selfClearingHolds = []offramp.HoldReason{offramp.HoldProviderUnavailable, of
 // payment is its own unit of work; a failure is logged and the pass carries on.
 func (s payoutJobs) RecheckHeldPayments(ctx context.Context) error {
 	var ids []string
-	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	if err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		ids, err = tx.Offramp().RecheckDueHeldPaymentIDs(ctx, s.clock.Now(), selfClearingHolds, maxSweepPayments)
 		return err
@@ -87,7 +86,7 @@ func (s payoutJobs) RecheckHeldPayments(ctx context.Context) error {
 		return err
 	}
 	for _, id := range ids {
-		err := s.preparedUnit(ctx, []string{id}, func(ctx context.Context, tx ports.Tx) error {
+		err := s.preparedUnit(ctx, []string{id}, func(ctx context.Context, tx txView) error {
 			now := s.clock.Now()
 			pay, err := tx.Offramp().LockPayment(ctx, id)
 			if err != nil {

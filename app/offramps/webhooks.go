@@ -12,7 +12,6 @@ import (
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/offramp"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // Webhook headers: the unix-seconds timestamp and the hex HMAC-SHA256 signature.
@@ -71,7 +70,7 @@ func (s *Service) HandleProviderWebhook(ctx context.Context, w ProviderWebhook) 
 	}
 	var res WebhookResult
 	fresh := false
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		res = WebhookResult{} // a retried run starts afresh
 		var err error
 		fresh, err = tx.Offramp().RecordProviderEvent(ctx, w.Provider, body.EventID, now)

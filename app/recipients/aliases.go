@@ -39,7 +39,7 @@ func (s *Service) CreatePhoneAlias(ctx context.Context, p auth.Principal, in Cre
 	}
 	code := recipient.NewCode()
 	alias.CodeHash = s.codeHash(alias.ID, code)
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		owner, err := tx.Recipients().FindVerifiedAlias(ctx, p.Environment, alias.PhoneHash)
 		switch {
 		case err == nil && owner.TenantID != p.TenantID:
@@ -82,7 +82,7 @@ func (s *Service) VerifyPhoneAlias(ctx context.Context, p auth.Principal, id, co
 	}
 	var out recipient.Alias
 	var verdict error
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		alias, err := tx.Recipients().LockAlias(ctx, p.TenantID, p.Environment, id)
 		if err != nil {
 			return err
@@ -106,7 +106,7 @@ func (s *Service) VerifyPhoneAlias(ctx context.Context, p auth.Principal, id, co
 			return s.recordAliasAttempt(ctx, tx, p, alias.PhoneHash, ipHash, ports.AliasCodeFailed, now)
 		}
 		if out.Status == recipient.AliasVerified {
-			return s.changed.Publish(ctx, tx, recipient.Changed{Environment: p.Environment, TenantID: p.TenantID})
+			return s.changed.Raise(ctx, recipient.Changed{Environment: p.Environment, TenantID: p.TenantID})
 		}
 		return nil
 	})
@@ -127,7 +127,7 @@ func (s *Service) ReverifyPhoneAlias(ctx context.Context, p auth.Principal, id, 
 		return recipient.Alias{}, err
 	}
 	var out recipient.Alias
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		alias, err := tx.Recipients().LockAlias(ctx, p.TenantID, p.Environment, id)
 		if err != nil {
 			return err
@@ -161,7 +161,7 @@ func (s *Service) ListPhoneAliases(ctx context.Context, p auth.Principal, page p
 	}
 	var out []recipient.Alias
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, total, err = tx.Recipients().ListAliases(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err

@@ -6,7 +6,6 @@ import (
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/recipient"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // GetCredential returns the caller's BUSINESS_IDENTITY credential; ok=false when it has none.
@@ -16,7 +15,7 @@ func (s *Service) GetCredential(ctx context.Context, p auth.Principal) (recipien
 	}
 	var c recipient.Credential
 	var ok bool
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		c, ok, err = tx.Recipients().FindCredential(ctx, p.TenantID, p.Environment)
 		return err
@@ -42,11 +41,11 @@ func (s *Service) SetSandboxCredential(ctx context.Context, p auth.Principal, st
 	}
 	c := recipient.Credential{TenantID: p.TenantID, Environment: p.Environment, Type: recipient.CredentialBusinessIdentity,
 		Status: st, UpdatedAt: s.clock.Now()}
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		if err := tx.Recipients().PutCredential(ctx, c); err != nil {
 			return err
 		}
-		return s.changed.Publish(ctx, tx, recipient.Changed{Environment: p.Environment, TenantID: p.TenantID})
+		return s.changed.Raise(ctx, recipient.Changed{Environment: p.Environment, TenantID: p.TenantID})
 	})
 	return c, err
 }

@@ -37,7 +37,7 @@ func (s *Service) CreateDestination(ctx context.Context, p auth.Principal, in re
 			return recipient.Destination{}, err
 		}
 	}
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		cred, ok, err := tx.Recipients().FindCredential(ctx, p.TenantID, p.Environment)
 		if err != nil {
 			return err
@@ -48,7 +48,7 @@ func (s *Service) CreateDestination(ctx context.Context, p auth.Principal, in re
 		if err := tx.Recipients().CreateDestination(ctx, d); err != nil {
 			return err
 		}
-		return s.changed.Publish(ctx, tx, recipient.Changed{Environment: p.Environment, TenantID: p.TenantID})
+		return s.changed.Raise(ctx, recipient.Changed{Environment: p.Environment, TenantID: p.TenantID})
 	})
 	return d, err
 }
@@ -59,7 +59,7 @@ func (s *Service) GetDestination(ctx context.Context, p auth.Principal, id strin
 		return recipient.Destination{}, err
 	}
 	var d recipient.Destination
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		d, err = tx.Recipients().FindDestination(ctx, p.TenantID, p.Environment, id)
 		return err
@@ -74,7 +74,7 @@ func (s *Service) ListDestinations(ctx context.Context, p auth.Principal, page p
 	}
 	var out []recipient.Destination
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, total, err = tx.Recipients().ListDestinations(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err

@@ -21,14 +21,6 @@ func (s *Service) PrepareHeld(ctx context.Context, p auth.Principal) error {
 	return s.changed.Prepare(ctx, recipient.Changed{Environment: p.Environment, TenantID: p.TenantID})
 }
 
-// txView is the part of a unit of work the recipients capability touches: its own tables.
-// The recipient.Changed reactions get the unit of work the change runs in.
-type txView interface {
-	Recipients() ports.RecipientRepo
-}
-
-var _ txView = ports.Tx(nil)
-
 // Deps are the ports and settings of the recipients capability.
 type Deps struct {
 	Store ports.Store
@@ -53,7 +45,7 @@ type Deps struct {
 // Service runs the recipient side of "pay a phone number": phone aliases proved by SMS, the
 // BUSINESS_IDENTITY credential, payout destinations, and the SMS outbox every text goes through.
 type Service struct {
-	store              ports.Store
+	store              kernel.Units[txView]
 	jobs               ports.Jobs
 	clock              ports.Clock
 	cipher             ports.Cipher
@@ -71,7 +63,7 @@ func New(d Deps) (*Service, error) {
 		kernel.Port{Name: "Changed", Value: d.Changed}); err != nil {
 		return nil, err
 	}
-	s := &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), cipher: d.Cipher, sms: d.SMS,
+	s := &Service{store: kernel.NewUnits(d.Store, narrow), jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), cipher: d.Cipher, sms: d.SMS,
 		smsOutbox: d.SMSOutbox, aliasBudget: d.AliasBudget.withDefaults(), smsOutboxRetention: d.SMSOutboxRetention,
 		changed: d.Changed}
 	if s.smsOutboxRetention <= 0 {

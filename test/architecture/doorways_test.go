@@ -18,13 +18,6 @@ import (
 // narrow (domain_events.go).
 var kernelMechanism = map[string]bool{"units.go": true, "spendledger.go": true, "domain_events.go": true}
 
-// pendingLoop are the capabilities still joined by ports that pass the whole transaction
-// across (the off-ramp, its pending claims and the recipients it re-decides held payments
-// for, bound late in the composition root). Their units open on ports.Tx until those
-// back-references become domain events; each entry must still need its exemption, so the list
-// only shrinks.
-var pendingLoop = map[string]bool{"offramps": true, "claims": true, "recipients": true}
-
 // TestNarrowDoorways: no app package's non-test code names ports.Tx (the transaction with
 // every repository) except in its one narrowing adapter, `func narrow(tx ports.Tx) txView`,
 // which kernel.NewUnits takes. Every unit of work, helper and reaction therefore holds the
@@ -42,11 +35,7 @@ func TestNarrowDoorways(t *testing.T) {
 		}
 		pkg := e.Name()
 		stray, narrows := wholeTxMentions(t, filepath.Join(appDir, pkg), pkg == "kernel")
-		switch {
-		case pendingLoop[pkg] && len(stray) == 0:
-			t.Errorf("app/%s no longer names ports.Tx outside narrow: remove it from pendingLoop", pkg)
-		case pendingLoop[pkg]:
-		case len(stray) > 0:
+		if len(stray) > 0 {
 			t.Errorf("app/%s names ports.Tx outside its narrowing adapter (take tx txView, open units through kernel.Units):\n\t%s",
 				pkg, strings.Join(stray, "\n\t"))
 		}
