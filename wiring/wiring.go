@@ -24,6 +24,7 @@ import (
 	"github.com/corridorhq/corridor/adapters/outside"
 	"github.com/corridorhq/corridor/adapters/postgres"
 	"github.com/corridorhq/corridor/adapters/sms"
+	"github.com/corridorhq/corridor/app/anchors"
 	"github.com/corridorhq/corridor/app/checkouts"
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/app/recipients"
@@ -228,7 +229,7 @@ type Service struct {
 	Metrics nethttp.Handler
 	obs     *observability
 	// anchoring is the ledger anchor pass (nil without a chain): AnchorLedger runs it.
-	anchoring *ledgerAnchoring
+	anchoring *anchors.Service
 }
 
 // Close releases the database pool.
@@ -380,7 +381,7 @@ func outsidePorts(cfg Config, db *bun.DB, store *postgres.Store, protect ports.C
 // newRunner builds the job runner with every capability's workers and periodic passes, the
 // relayer's fee bump, the shared limits' sweep and the ledger anchor (when a chain carries it).
 func newRunner(ctx context.Context, cfg Config, db *bun.DB, services *registry, bump *kernel.RelayerBump, obs *observability, log *slog.Logger,
-	anchoring *ledgerAnchoring) (*jobs.Runner, error) {
+	anchoring *anchors.Service) (*jobs.Runner, error) {
 	extraJobs := []kernel.Jobs{bump, rateLimitSweep{limits: postgres.NewSharedLimits(db)}, services.RequestLogs}
 	if anchoring != nil {
 		extraJobs = append(extraJobs, anchoring)

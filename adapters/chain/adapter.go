@@ -25,7 +25,10 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-var _ ports.Chain = (*Adapter)(nil)
+var (
+	_ ports.Chain       = (*Adapter)(nil)
+	_ ports.AnchorChain = (*Adapter)(nil)
+)
 
 // Addresses are the contracts the adapter works with on one chain: configuration on real
 // chains (Safe's canonical v1.4.1 deployments and Circle's USDC), recorded by DeployContracts

@@ -238,7 +238,7 @@ func (s *LedgerAnchors) ExportAnchorProof(ctx context.Context, id int64) (Anchor
 		Payload: hex.EncodeToString(a.Payload)}
 	leaves := make([]ledger.ChainHead, len(a.Heads))
 	for i, h := range a.Heads {
-		if leaves[i], err = h.chainHead(); err != nil {
+		if leaves[i], err = anchorChainHead(h); err != nil {
 			return out, err
 		}
 	}

@@ -13,22 +13,15 @@ import (
 	"github.com/uptrace/bun"
 
 	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
-// AnchorHead is one chain head an anchor covers, as recorded in ledger_anchors.heads: the head
-// at Position, and the transfers new since the previous anchor (positions FromPosition to
-// Position, transfer sequences FirstSequence to LastSequence; both zero when none are new).
-type AnchorHead struct {
-	Environment   string `json:"environment"`
-	Stripe        int    `json:"stripe"`
-	Position      int64  `json:"position"`
-	Head          string `json:"head"` // hex; empty for a chain with no transfer yet
-	FromPosition  int64  `json:"fromPosition"`
-	FirstSequence int64  `json:"firstSequence"`
-	LastSequence  int64  `json:"lastSequence"`
-}
+// AnchorHead is one chain head an anchor covers (the port's type, named here for the verifier
+// and the CLI).
+type AnchorHead = ports.AnchorHead
 
-func (h AnchorHead) chainHead() (ledger.ChainHead, error) {
+// anchorChainHead is the ledger's view of a recorded head, a leaf of the anchor's Merkle tree.
+func anchorChainHead(h AnchorHead) (ledger.ChainHead, error) {
 	raw, err := hex.DecodeString(h.Head)
 	if err != nil {
 		return ledger.ChainHead{}, fmt.Errorf("anchor head %s/%d: %w", h.Environment, h.Stripe, err)
@@ -37,24 +30,12 @@ func (h AnchorHead) chainHead() (ledger.ChainHead, error) {
 }
 
 // LedgerAnchor is one row of ledger_anchors.
-type LedgerAnchor struct {
-	ID               int64
-	CreatedAt        time.Time
-	Root             []byte
-	Heads            []AnchorHead
-	ChainEnvironment string
-	ChainID          int64
-	Payload          []byte
-	TxHash           string // empty until sent
-	BlockNumber      uint64 // zero until mined
-	MinedAt          time.Time
-}
-
-// Mined reports whether the anchor's transaction is recorded as mined.
-func (a LedgerAnchor) Mined() bool { return !a.MinedAt.IsZero() }
+type LedgerAnchor = ports.LedgerAnchor
 
 // LedgerAnchors reads and writes ledger_anchors for the anchor pass and the verifier.
 type LedgerAnchors struct{ db *bun.DB }
+
+var _ ports.LedgerAnchorStore = (*LedgerAnchors)(nil)
 
 // NewLedgerAnchors returns the anchor store on db.
 func NewLedgerAnchors(db *bun.DB) *LedgerAnchors { return &LedgerAnchors{db: db} }
@@ -173,7 +154,7 @@ func newAnchor(now time.Time, heads []AnchorHead, chainEnvironment string, chain
 	leaves := make([]ledger.ChainHead, len(heads))
 	for i, h := range heads {
 		var err error
-		if leaves[i], err = h.chainHead(); err != nil {
+		if leaves[i], err = anchorChainHead(h); err != nil {
 			return LedgerAnchor{}, err
 		}
 	}
