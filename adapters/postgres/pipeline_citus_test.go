@@ -60,7 +60,10 @@ func TestPipeline_OnCitusABatchHoldsOneTenant(t *testing.T) {
 	if ids := batchesOf(t, control, keys); !mixed(keys, ids) {
 		t.Fatalf("control: transactions %v, want the two tenants in one batch", ids)
 	}
-	onCitus := p.direct.ForCitus().WithPipeline(postgres.PipelineOptions{Lanes: 1, MaxBatch: 4, MaxWait: time.Minute})
+	// MaxWait long enough for the four to meet in one lane, short of the units' deadline: a
+	// batch of one tenant waits out MaxWait while the other tenant's units, handed back, run
+	// alone (they still count as in flight), so a minute here would spend the units' minute.
+	onCitus := p.direct.ForCitus().WithPipeline(postgres.PipelineOptions{Lanes: 1, MaxBatch: 4, MaxWait: 200 * time.Millisecond})
 	t.Cleanup(onCitus.Close)
 	for round := range 5 {
 		if ids := batchesOf(t, onCitus, keys); mixed(keys, ids) {
