@@ -50,4 +50,27 @@ func TestContracts(t *testing.T) {
 		tenants := claimDB{db: db, store: postgres.NewStore(db)}
 		portstest.SMS(t, func(*testing.T) portstest.SMSGateway { return gateway }, tenants.newTenant)
 	})
+	t.Run("LedgerAnchorStore", func(t *testing.T) { portstest.LedgerAnchorStore(t, anchorWorld(db)) })
+}
+
+// anchorWorld drives the Postgres anchor store: a transfer is posted through the store's ledger
+// (its link moves a chain head) and a send is a row of the relayer's log, each later than the last.
+func anchorWorld(db *bun.DB) func(*testing.T) portstest.AnchorWorld {
+	store, sends := postgres.NewStore(db), 0
+	return func(*testing.T) portstest.AnchorWorld {
+		return portstest.AnchorWorld{
+			Store:   postgres.NewLedgerAnchors(db),
+			Advance: func(t *testing.T) { portstest.PostTransfer(t, store) },
+			LogSent: func(t *testing.T, chainID int64, payload []byte, hash string) {
+				t.Helper()
+				sends++
+				_, err := db.DB.ExecContext(context.Background(), `INSERT INTO relayer_transactions
+(chain_id, address, nonce, tx_hash, value_wei, data, gas, gas_fee_cap, gas_tip_cap, sent_at)
+VALUES ($1, '0xrelayer', $2::bigint, $3, 0, $4, 21000, 0, 0, now() + make_interval(secs => $2::bigint))`, chainID, sends, hash, payload)
+				if err != nil {
+					t.Fatal(err)
+				}
+			},
+		}
+	}
 }

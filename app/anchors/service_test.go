@@ -15,72 +15,15 @@ import (
 	"github.com/corridorhq/corridor/app/anchors"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/ports/fake"
 )
 
 const testChainID = 31337
 
-// store keeps anchor rows in memory as the Postgres store does: at most one open, each step a
-// write of its own. newHeads says whether a transfer was linked since the last anchor.
-type store struct {
-	rows     []ports.LedgerAnchor
-	newHeads bool
-	sentLog  map[string]string // payload → relayer transaction hash
-	prepared int
-}
-
-func (s *store) Open(context.Context) (ports.LedgerAnchor, bool, error) {
-	for _, a := range s.rows {
-		if !a.Mined() {
-			return a, true, nil
-		}
-	}
-	return ports.LedgerAnchor{}, false, nil
-}
-
-func (s *store) Prepare(_ context.Context, now time.Time, env string, chainID int64) (ports.LedgerAnchor, bool, error) {
-	if !s.newHeads {
-		return ports.LedgerAnchor{}, false, nil
-	}
-	s.newHeads = false
-	s.prepared++
-	a := ports.LedgerAnchor{ID: int64(len(s.rows) + 1), CreatedAt: now, Root: []byte{byte(len(s.rows) + 1)},
-		ChainEnvironment: env, ChainID: chainID, Payload: []byte("anchor-" + string(rune('0'+len(s.rows)+1)))}
-	s.rows = append(s.rows, a)
-	return a, true, nil
-}
-
-func (s *store) update(id int64, f func(*ports.LedgerAnchor)) {
-	for i := range s.rows {
-		if s.rows[i].ID == id && !s.rows[i].Mined() {
-			f(&s.rows[i])
-		}
-	}
-}
-
-func (s *store) RecordSent(_ context.Context, id int64, hash string) error {
-	s.update(id, func(a *ports.LedgerAnchor) { a.TxHash = hash })
-	return nil
-}
-
-func (s *store) ForgetSent(_ context.Context, id int64) error {
-	s.update(id, func(a *ports.LedgerAnchor) { a.TxHash = "" })
-	return nil
-}
-
-func (s *store) RecordMined(_ context.Context, id int64, hash string, block uint64, now time.Time) error {
-	s.update(id, func(a *ports.LedgerAnchor) { a.TxHash, a.BlockNumber, a.MinedAt = hash, block, now })
-	return nil
-}
-
-func (s *store) SentPayload(_ context.Context, _ int64, payload []byte) (string, bool, error) {
-	h, ok := s.sentLog[string(payload)]
-	return h, ok, nil
-}
-
 // chain answers receipts from a table; a hash it has no entry for is pending. sendErr fails
 // the next send; every send is logged in the store's relayer log, as the relayer does.
 type chain struct {
-	store    *store
+	store    *fake.LedgerAnchors
 	sent     []common.Hash
 	sendErr  error
 	receipts map[common.Hash]ports.Receipt
@@ -96,7 +39,7 @@ func (c *chain) SendAnchor(_ context.Context, id int64, payload []byte) (common.
 	}
 	hash := common.BigToHash(big.NewInt(int64(len(c.sent))*1000 + id))
 	c.sent = append(c.sent, hash)
-	c.store.sentLog[string(payload)] = hash.Hex()
+	c.store.LogSent(testChainID, payload, hash.Hex())
 	return hash, nil
 }
 
@@ -111,11 +54,41 @@ func (c *chain) Receipt(_ context.Context, hash common.Hash) (ports.Receipt, err
 	return ports.Receipt{TxHash: hash, Status: ports.TxSucceeded, BlockNumber: 7}, nil
 }
 
-func newPass(t *testing.T) (*anchors.Service, *store, *chain) {
+// newPass returns a pass over a fake store told of one linked transfer, so it has something
+// to anchor; tests that want nothing new use newIdlePass.
+func newPass(t *testing.T) (*anchors.Service, *fake.LedgerAnchors, *chain) {
 	t.Helper()
-	s := &store{newHeads: true, sentLog: map[string]string{}}
+	pass, s, c := newIdlePass(t)
+	s.Advance()
+	return pass, s, c
+}
+
+func newIdlePass(t *testing.T) (*anchors.Service, *fake.LedgerAnchors, *chain) {
+	t.Helper()
+	s := fake.NewLedgerAnchors()
 	c := &chain{store: s, receipts: map[common.Hash]ports.Receipt{}, pending: map[common.Hash]int{}}
 	return anchors.New(s, c, core.EnvTest, time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil))), s, c
+}
+
+// seed leaves an open anchor for chainID in s, as an earlier pass cut short would.
+func seed(t *testing.T, s *fake.LedgerAnchors, chainID int64) ports.LedgerAnchor {
+	t.Helper()
+	s.Advance()
+	a, ok, err := s.Prepare(context.Background(), time.Now(), "TEST", chainID)
+	if err != nil || !ok {
+		t.Fatalf("seeding an anchor: %v, %v", ok, err)
+	}
+	return a
+}
+
+// only returns the one anchor s holds, failing on any other count.
+func only(t *testing.T, s *fake.LedgerAnchors) ports.LedgerAnchor {
+	t.Helper()
+	rows := s.Anchors()
+	if len(rows) != 1 {
+		t.Fatalf("%d anchors recorded: want one", len(rows))
+	}
+	return rows[0]
 }
 
 // With no open anchor the pass records one over the heads, sends it, waits through a pending
@@ -127,43 +100,46 @@ func TestPass_NoOpenAnchor_SendsOneAndRecordsIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.sent) != 1 || s.prepared != 1 {
-		t.Fatalf("sent %d, prepared %d: want one of each", len(c.sent), s.prepared)
+	row := only(t, s)
+	if len(c.sent) != 1 {
+		t.Fatalf("sent %d: want one", len(c.sent))
 	}
 	want := "0x" + strings.TrimPrefix(c.sent[0].Hex(), "0x")
 	if a.ID != 1 || a.TxHash != want || a.BlockNumber != 7 || !a.Mined() {
 		t.Fatalf("closed anchor %+v: want id 1, tx %s, block 7, mined", a, want)
 	}
-	if row := s.rows[0]; row.TxHash != want || row.BlockNumber != 7 || !row.Mined() || row.ChainEnvironment != "TEST" || row.ChainID != testChainID {
+	if row.TxHash != want || row.BlockNumber != 7 || !row.Mined() || row.ChainEnvironment != "TEST" || row.ChainID != testChainID {
 		t.Fatalf("recorded row %+v", row)
 	}
 }
 
 // A pass with no transfer linked since the last anchor anchors nothing and sends nothing.
 func TestPass_NothingNew_AnchorsNothing(t *testing.T) {
-	pass, s, c := newPass(t)
-	s.newHeads = false
+	pass, s, c := newIdlePass(t)
 	a, err := pass.Pass(context.Background())
-	if err != nil || a.ID != 0 || len(c.sent) != 0 || len(s.rows) != 0 {
-		t.Fatalf("anchor %+v, err %v, sent %d, rows %d: want nothing", a, err, len(c.sent), len(s.rows))
+	if err != nil || a.ID != 0 || len(c.sent) != 0 || len(s.Anchors()) != 0 {
+		t.Fatalf("anchor %+v, err %v, sent %d, rows %d: want nothing", a, err, len(c.sent), len(s.Anchors()))
 	}
 }
 
 // An anchor left open with its transaction recorded is finished from its mined receipt
 // (a fee-bumped replacement's hash is the one recorded), with no new send.
 func TestPass_OpenAnchorWithMinedReceipt_RecordsIt(t *testing.T) {
-	pass, s, c := newPass(t)
-	s.newHeads = false
+	pass, s, c := newIdlePass(t)
 	sent, replaced := common.HexToHash("0xAB"), common.HexToHash("0xCD")
-	s.rows = []ports.LedgerAnchor{{ID: 4, ChainID: testChainID, Payload: []byte("p"), TxHash: sent.Hex()}}
+	open := seed(t, s, testChainID)
+	if err := s.RecordSent(context.Background(), open.ID, sent.Hex()); err != nil {
+		t.Fatal(err)
+	}
 	c.receipts[sent] = ports.Receipt{TxHash: replaced, Status: ports.TxSucceeded, BlockNumber: 12}
 	a, err := pass.Pass(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := "0x" + strings.ToLower(strings.TrimPrefix(replaced.Hex(), "0x"))
-	if len(c.sent) != 0 || a.TxHash != want || s.rows[0].TxHash != want || s.rows[0].BlockNumber != 12 || !s.rows[0].Mined() {
-		t.Fatalf("sent %d, anchor %+v, row %+v: want the replacement recorded, nothing sent", len(c.sent), a, s.rows[0])
+	row := only(t, s)
+	if len(c.sent) != 0 || a.TxHash != want || row.TxHash != want || row.BlockNumber != 12 || !row.Mined() {
+		t.Fatalf("sent %d, anchor %+v, row %+v: want the replacement recorded, nothing sent", len(c.sent), a, row)
 	}
 }
 
@@ -175,15 +151,16 @@ func TestPass_SendFailure_LeavesItForTheNextPass(t *testing.T) {
 	if _, err := pass.Pass(context.Background()); err == nil || !strings.Contains(err.Error(), "node unreachable") {
 		t.Fatalf("err %v: want the send's failure", err)
 	}
-	if open := s.rows[0]; open.TxHash != "" || open.Mined() {
+	if open := only(t, s); open.TxHash != "" || open.Mined() {
 		t.Fatalf("after a failed send the row is %+v: want open, no transaction", open)
 	}
+	s.Advance() // a transfer linked meanwhile does not make a second anchor while one is open
 	a, err := pass.Pass(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.prepared != 1 || len(c.sent) != 1 || a.ID != 1 || !s.rows[0].Mined() {
-		t.Fatalf("prepared %d, sent %d, anchor %+v: want the same anchor sent once and mined", s.prepared, len(c.sent), a)
+	if row := only(t, s); len(c.sent) != 1 || a.ID != 1 || !row.Mined() {
+		t.Fatalf("sent %d, anchor %+v: want the same anchor sent once and mined", len(c.sent), a)
 	}
 }
 
@@ -196,42 +173,42 @@ func TestPass_FailedOnChain_SentAgainNextPass(t *testing.T) {
 	if _, err := pass.Pass(context.Background()); err == nil || !strings.Contains(err.Error(), "out of gas") {
 		t.Fatalf("err %v: want the failed transaction", err)
 	}
-	if s.rows[0].TxHash != "" {
-		t.Fatalf("the failed transaction is still recorded: %+v", s.rows[0])
+	if row := only(t, s); row.TxHash != "" {
+		t.Fatalf("the failed transaction is still recorded: %+v", row)
 	}
 	if _, err := pass.Pass(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if len(c.sent) != 2 || !s.rows[0].Mined() || s.rows[0].TxHash == first.Hex() {
-		t.Fatalf("sent %d, row %+v: want a second send, mined", len(c.sent), s.rows[0])
+	if row := only(t, s); len(c.sent) != 2 || !row.Mined() || row.TxHash == first.Hex() {
+		t.Fatalf("sent %d, row %+v: want a second send, mined", len(c.sent), row)
 	}
 }
 
 // After a crash between the send and its record, the pass finds the transaction in the
 // relayer's log by its payload and records it instead of sending again.
 func TestPass_SentButNotRecorded_FoundByPayload(t *testing.T) {
-	pass, s, c := newPass(t)
-	s.newHeads = false
-	s.rows = []ports.LedgerAnchor{{ID: 2, ChainID: testChainID, Payload: []byte("p")}}
-	s.sentLog["p"] = "0x00000000000000000000000000000000000000000000000000000000000000EF"
+	pass, s, c := newIdlePass(t)
+	open := seed(t, s, testChainID)
+	s.LogSent(testChainID, open.Payload, "0x00000000000000000000000000000000000000000000000000000000000000EF")
 	a, err := pass.Pass(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.sent) != 0 || a.TxHash != "0x00000000000000000000000000000000000000000000000000000000000000ef" || !s.rows[0].Mined() {
+	if len(c.sent) != 0 || a.TxHash != "0x00000000000000000000000000000000000000000000000000000000000000ef" || !only(t, s).Mined() {
 		t.Fatalf("sent %d, anchor %+v: want the logged transaction recorded, nothing sent", len(c.sent), a)
 	}
 }
 
 // An open anchor for another chain is refused, untouched.
 func TestPass_AnchorForAnotherChain_Refused(t *testing.T) {
-	pass, s, c := newPass(t)
-	s.rows = []ports.LedgerAnchor{{ID: 3, ChainID: 1, Payload: []byte("p")}}
+	pass, s, c := newIdlePass(t)
+	seed(t, s, 1)
+	s.Advance()
 	if _, err := pass.Pass(context.Background()); err == nil || !strings.Contains(err.Error(), "is for chain 1") {
 		t.Fatalf("err %v: want the chain mismatch", err)
 	}
-	if len(c.sent) != 0 || s.rows[0].TxHash != "" || s.prepared != 0 {
-		t.Fatalf("sent %d, row %+v: want nothing done", len(c.sent), s.rows[0])
+	if row := only(t, s); len(c.sent) != 0 || row.TxHash != "" || row.Mined() {
+		t.Fatalf("sent %d, row %+v: want nothing done", len(c.sent), row)
 	}
 }
 
@@ -244,7 +221,7 @@ func TestJobs_KindAndSchedule(t *testing.T) {
 	if n := len(pass.PeriodicJobs()); n != 1 {
 		t.Fatalf("%d periodic jobs: want 1", n)
 	}
-	s := &store{sentLog: map[string]string{}}
+	s := fake.NewLedgerAnchors()
 	off := anchors.New(s, &chain{store: s}, core.EnvTest, -1, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if n := len(off.PeriodicJobs()); n != 0 {
 		t.Fatalf("%d periodic jobs with a negative interval: want none", n)

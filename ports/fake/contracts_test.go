@@ -28,3 +28,13 @@ func TestSMS(t *testing.T) {
 func TestChainReads(t *testing.T) {
 	portstest.ChainReads(t, func(*testing.T) ports.Chain { return fake.NewChain(84532) })
 }
+
+// TestLedgerAnchorStore runs the anchor store's suite against the fake, told of each linked
+// transfer and relayer send.
+func TestLedgerAnchorStore(t *testing.T) {
+	portstest.LedgerAnchorStore(t, func(*testing.T) portstest.AnchorWorld {
+		s := fake.NewLedgerAnchors()
+		return portstest.AnchorWorld{Store: s, Advance: func(*testing.T) { s.Advance() },
+			LogSent: func(_ *testing.T, chainID int64, payload []byte, hash string) { s.LogSent(chainID, payload, hash) }}
+	})
+}
