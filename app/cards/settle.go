@@ -3,7 +3,6 @@ package cards
 import (
 	"context"
 	"errors"
-	"github.com/corridorhq/corridor/core"
 	"math/big"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/card"
 	"github.com/corridorhq/corridor/ports"
 )
@@ -104,18 +104,31 @@ func (SweepSettlementsArgs) Kind() string { return "card.settle_sweep" }
 
 // settlementJobs is the cards capability's settlement work, run by its River workers: sending a
 // capture's settlement to the card spend module, waiting for its receipt and the sweep that
-// picks up a stale one. It is the Service seen from its jobs (the same ports), so the
-// request-facing Service stays within the method bound of test/architecture.
-type settlementJobs struct{ *Service }
+// picks up a stale one. It holds only the ports that work uses (not the Service), so the
+// request-facing Service stays within the method bound of test/architecture and the jobs
+// cannot reach the rest of it.
+type settlementJobs struct {
+	store  kernel.Units[txView]
+	jobs   ports.Jobs
+	chains kernel.Chains
+	now    func() time.Time
+	module func(core.Environment) (ports.CardSpendModule, error)
+}
+
+// newSettlementJobs hands the settlement work the ports it uses, and nothing more (a function,
+// not a Service method, so it takes no room in the Service's method bound).
+func newSettlementJobs(s *Service) settlementJobs {
+	return settlementJobs{store: s.store, jobs: s.jobs, chains: s.chains, now: s.now, module: s.module}
+}
 
 // SweepSettlements is settlementJobs.SweepSettlements, for the workers and the suites.
 func (s *Service) SweepSettlements(ctx context.Context) (int, error) {
-	return settlementJobs{s}.SweepSettlements(ctx)
+	return newSettlementJobs(s).SweepSettlements(ctx)
 }
 
 // RunSettlement is settlementJobs.RunSettlement, for the workers and the suites.
 func (s *Service) RunSettlement(ctx context.Context, tenantID, authorizationID string) (time.Duration, error) {
-	return settlementJobs{s}.RunSettlement(ctx, tenantID, authorizationID)
+	return newSettlementJobs(s).RunSettlement(ctx, tenantID, authorizationID)
 }
 
 // SweepSettlements enqueues a settlement job again for every capture whose settlement is still

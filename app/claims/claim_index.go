@@ -3,6 +3,7 @@ package claims
 import (
 	"context"
 	"encoding/hex"
+	"log/slog"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -18,14 +19,30 @@ import (
 // IndexClaimEscrow applies the escrow contract's events since the environment's cursor
 // (escrowIndexer.indexClaimEscrow).
 func (s *Service) IndexClaimEscrow(ctx context.Context, env core.Environment) error {
-	return escrowIndexer{s}.indexClaimEscrow(ctx, env)
+	return newEscrowIndexer(s).indexClaimEscrow(ctx, env)
 }
 
 // escrowIndexer is the claims capability's mirror of the escrow contract: it applies the
-// contract's events to claims and the ledger, and undoes what a reorg dropped. It is the
-// Service seen from its indexing job (the service's ports, its payments port), so the
-// request-facing Service stays within the method bound of test/architecture.
-type escrowIndexer struct{ *Service }
+// contract's events to claims and the ledger, and undoes what a reorg dropped. It holds only
+// the ports its indexing job uses (not the Service), so the request-facing Service stays within
+// the method bound of test/architecture and the indexer cannot reach the rest of it.
+type escrowIndexer struct {
+	store         kernel.Units[txView]
+	jobs          ports.Jobs
+	clock         ports.Clock
+	chains        kernel.Chains
+	escrows       kernel.ClaimEscrows
+	confirmations map[core.Environment]uint64
+	payments      Payments
+	log           *slog.Logger
+}
+
+// newEscrowIndexer hands the indexer the ports it uses, and nothing more (a function, not a
+// Service method, so it takes no room in the Service's method bound).
+func newEscrowIndexer(s *Service) escrowIndexer {
+	return escrowIndexer{store: s.store, jobs: s.jobs, clock: s.clock, chains: s.chains, escrows: s.escrows,
+		confirmations: s.confirmations, payments: s.payments, log: s.log}
+}
 
 // indexClaimEscrow applies the escrow contract's events since the environment's cursor, up to
 // the environment's confirmation depth below the head. It first undoes what blocks a reorg
@@ -34,7 +51,7 @@ type escrowIndexer struct{ *Service }
 // recorded changes nothing), each in its own savepoint: a log that cannot be applied is recorded
 // in background_failures and skipped, and the cursor moves past the range.
 func (s escrowIndexer) indexClaimEscrow(ctx context.Context, env core.Environment) error {
-	esc, err := s.escrow(env)
+	esc, err := s.escrows.Require(env)
 	if err != nil {
 		return nil
 	}

@@ -152,7 +152,7 @@ func (w *claimWorld) fundOnChain(t *testing.T, claimID string) {
 		t.Fatalf("escrow logs %+v, %v", logs, err)
 	}
 	err = w.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		_, err := escrowIndexer{w.svc}.applyEscrowLog(ctx, tx, core.EnvTest, 84532, logs[len(logs)-1], w.clock.Now())
+		_, err := newEscrowIndexer(w.svc).applyEscrowLog(ctx, tx, core.EnvTest, 84532, logs[len(logs)-1], w.clock.Now())
 		return err
 	})
 	if err != nil {

@@ -15,7 +15,7 @@ var _ kernel.Jobs = (*Service)(nil)
 // RegisterWorkers adds the off-ramp payment workers: provider submission and polling, and
 // the quote-expiry and hold recheck passes.
 func (s *Service) RegisterWorkers(workers *river.Workers) {
-	jobs := payoutJobs{s}
+	jobs := newPayoutJobs(s)
 	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, a SubmitPayoutArgs) error { return jobs.RunSubmission(ctx, a.PaymentID) })
 	river.AddWorker(workers, &PollPayoutWorker{Service: s})
 	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, a ReceiveDeliveryArgs) error { return payoutLedger{s}.receive(ctx, a) })
@@ -24,7 +24,7 @@ func (s *Service) RegisterWorkers(workers *river.Workers) {
 }
 
 // PeriodicJobs are the quote-expiry and hold recheck passes.
-func (s *Service) PeriodicJobs() []*river.PeriodicJob { return payoutJobs{s}.sweepPeriodicJobs() }
+func (s *Service) PeriodicJobs() []*river.PeriodicJob { return newPayoutJobs(s).sweepPeriodicJobs() }
 
 const (
 	offrampJobMaxAttempts = 25
@@ -63,7 +63,7 @@ const DefaultPollWindow = 72 * time.Hour
 // attempts, so without the window a provider that never finishes is polled forever), or when
 // the poll fails on the job's last attempt.
 func (w *PollPayoutWorker) Work(ctx context.Context, job *river.Job[PollPayoutArgs]) error {
-	final, err := payoutJobs{w.Service}.PollPayment(ctx, job.Args.PaymentID)
+	final, err := newPayoutJobs(w.Service).PollPayment(ctx, job.Args.PaymentID)
 	switch {
 	case err == nil && final:
 		return nil
@@ -72,7 +72,7 @@ func (w *PollPayoutWorker) Work(ctx context.Context, job *river.Job[PollPayoutAr
 	case err == nil && w.Service.clock.Now().Sub(job.CreatedAt) < w.Service.pollWindow:
 		return river.JobSnooze(w.Service.pollInterval)
 	}
-	if gerr := (payoutJobs{w.Service}).GiveUpPolling(ctx, job.Args.PaymentID); gerr != nil {
+	if gerr := newPayoutJobs(w.Service).GiveUpPolling(ctx, job.Args.PaymentID); gerr != nil {
 		return errors.Join(err, gerr)
 	}
 	return nil

@@ -2,6 +2,7 @@ package offramps
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/corridorhq/corridor/app/kernel"
@@ -14,10 +15,45 @@ import (
 
 // payoutJobs is the off-ramp's work after a request has answered, run by its River workers:
 // the submission and its re-check, polling a provider, the status a provider reports, a return,
-// and the quote-expiry and hold-recheck sweeps. It is the Service seen from its jobs: it
-// shares the service's ports and its composer, and keeps the request-facing Service within
-// the method bound of test/architecture.
-type payoutJobs struct{ *Service }
+// and the quote-expiry and hold-recheck sweeps. It holds only the ports it uses and, as small
+// function values, the Service steps it shares with the request path (the composer, the
+// policy check, the ledger posting), not the Service itself: so the request-facing Service
+// stays within the method bound of test/architecture and the jobs cannot reach the rest of it.
+type payoutJobs struct {
+	store               kernel.Units[txView]
+	jobs                ports.Jobs
+	clock               ports.Clock
+	log                 *slog.Logger
+	payouts             payoutRails
+	recipients          Recipients
+	quoteExpiryInterval time.Duration
+	holdRecheckInterval time.Duration
+	// The Service steps the jobs share with the request path.
+	preparePayments func(ctx context.Context, ids ...string) error
+	preparedUnit    func(ctx context.Context, ids []string, fn func(ctx context.Context, tx txView) error) error
+	compose         func(ctx context.Context, tx txView, p offramp.Payment, decided []offramp.HoldReason) (composition, error)
+	runPolicyCheck  func(ctx context.Context, tx PaymentTx, now time.Time, p *offramp.Payment) error
+	requoteExpired  func(ctx context.Context, tx txView, now time.Time, p *offramp.Payment) error
+	post            func(ctx context.Context, l ports.LedgerRepo, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error)
+	ledger          payoutLedgerSteps
+}
+
+// payoutLedgerSteps are the ledger bookings of a provider's report (payoutLedger) the jobs use.
+type payoutLedgerSteps struct {
+	effect             func(ctx context.Context, tx txView, now time.Time, pay *offramp.Payment, effect offramp.Effect) (*ReceiveDeliveryArgs, error)
+	receiveAfterCommit func(ctx context.Context, legs []ReceiveDeliveryArgs)
+}
+
+// newPayoutJobs hands the jobs the ports and steps they use, and nothing more (a function, not
+// a Service method, so it takes no room in the Service's method bound).
+func newPayoutJobs(s *Service) payoutJobs {
+	l := payoutLedger{s}
+	return payoutJobs{store: s.store, jobs: s.jobs, clock: s.clock, log: s.log, payouts: s.payouts, recipients: s.recipients,
+		quoteExpiryInterval: s.quoteExpiryInterval, holdRecheckInterval: s.holdRecheckInterval,
+		preparePayments: s.PreparePayments, preparedUnit: s.preparedUnit, compose: s.compose, runPolicyCheck: s.RunPolicyCheck,
+		requoteExpired: s.requoteExpired, post: s.Post,
+		ledger: payoutLedgerSteps{effect: l.effect, receiveAfterCommit: l.receiveAfterCommit}}
+}
 
 // RunSubmission re-checks a FUNDS_LOCKED payment (its confirmed quote still the active
 // one, its destination ACTIVE, the full policy verdict ALLOW, its provider enabled) and submits
@@ -26,7 +62,7 @@ type payoutJobs struct{ *Service }
 // call runs outside any transaction; a retried job resubmits with the same key.
 func (s payoutJobs) RunSubmission(ctx context.Context, id string) error {
 	ctx = kernel.WithPrepared(ctx)
-	if err := s.PreparePayments(ctx, id); err != nil {
+	if err := s.preparePayments(ctx, id); err != nil {
 		return err
 	}
 	req, rail, proceed, err := s.readySubmission(ctx, id)
@@ -206,7 +242,7 @@ func (s payoutJobs) recheckFailed(ctx context.Context, tx txView, now time.Time,
 	if hold != "" {
 		pay.HoldReasons = []offramp.HoldReason{hold}
 	}
-	if err := s.RunPolicyCheck(ctx, tx, now, pay); err != nil {
+	if err := s.runPolicyCheck(ctx, tx, now, pay); err != nil {
 		return err
 	}
 	return savePayment(ctx, tx, *pay)
@@ -297,7 +333,7 @@ func (s payoutJobs) applyPayoutStatus(ctx context.Context, id, reference string,
 			if err != nil {
 				return err
 			}
-			leg, err := payoutLedger{s.Service}.effect(ctx, tx, now, &pay, row.Effect)
+			leg, err := s.ledger.effect(ctx, tx, now, &pay, row.Effect)
 			if leg != nil {
 				legs = append(legs, *leg)
 			}
@@ -340,7 +376,7 @@ func (s payoutJobs) applyPayoutStatus(ctx context.Context, id, reference string,
 		return nil
 	})
 	if err == nil {
-		payoutLedger{s.Service}.receiveAfterCommit(ctx, legs)
+		s.ledger.receiveAfterCommit(ctx, legs)
 	}
 	return err
 }
@@ -412,7 +448,7 @@ func (s payoutJobs) recordReturn(ctx context.Context, tx txView, now time.Time, 
 	if err != nil {
 		return err
 	}
-	t, err := s.Post(ctx, tx.Ledger(), now, pay, ledger.TransferSpec{Reference: pay.LedgerRef("return", pay.Attempt),
+	t, err := s.post(ctx, tx.Ledger(), now, pay, ledger.TransferSpec{Reference: pay.LedgerRef("return", pay.Attempt),
 		Type: ledger.TypePosted, Postings: ledger.Move(accs[0].ID, accs[1].ID, q.DeliverBaseUnits)})
 	if err != nil {
 		return err

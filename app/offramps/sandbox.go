@@ -55,7 +55,7 @@ func (s *Service) ProviderStep(ctx context.Context, pr auth.Principal, id string
 	if pay.ProviderReference == "" {
 		return pay, core.E(core.CodeInvalidState, "the payment is %s: nothing has been submitted to a provider", pay.Status)
 	}
-	if _, err := (payoutJobs{s}).PollPayment(ctx, pay.ID); err != nil {
+	if _, err := newPayoutJobs(s).PollPayment(ctx, pay.ID); err != nil {
 		return pay, err
 	}
 	return s.GetPayment(ctx, pr, id)

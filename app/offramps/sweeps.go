@@ -96,7 +96,7 @@ func (s payoutJobs) RecheckHeldPayments(ctx context.Context) error {
 				if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigHoldCleared}, now); err != nil {
 					return err
 				}
-				if err := s.RunPolicyCheck(ctx, tx, now, &pay); err != nil {
+				if err := s.runPolicyCheck(ctx, tx, now, &pay); err != nil {
 					return err
 				}
 				if err := savePayment(ctx, tx, pay); err != nil {

@@ -226,7 +226,7 @@ func TestOfframp_CreateAndConfirm(t *testing.T) {
 		}
 		// The submission job runs twice (a retry): the provider sees one payout.
 		for range 2 {
-			if err := (payoutJobs{w.svc}).RunSubmission(ctx, confirmed.ID); err != nil {
+			if err := newPayoutJobs(w.svc).RunSubmission(ctx, confirmed.ID); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -242,7 +242,7 @@ func TestOfframp_CreateAndConfirm(t *testing.T) {
 			t.Fatalf("clearing holds %d", got)
 		}
 		for final := false; !final; {
-			if final, err = (payoutJobs{w.svc}).PollPayment(ctx, confirmed.ID); err != nil {
+			if final, err = newPayoutJobs(w.svc).PollPayment(ctx, confirmed.ID); err != nil {
 				t.Fatal(err)
 			}
 		}

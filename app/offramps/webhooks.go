@@ -91,7 +91,7 @@ func (s *Service) HandleProviderWebhook(ctx context.Context, w ProviderWebhook) 
 	if !fresh || res.PaymentID == "" {
 		return res, nil
 	}
-	_, err = payoutJobs{s}.PollPayment(ctx, res.PaymentID)
+	_, err = newPayoutJobs(s).PollPayment(ctx, res.PaymentID)
 	return res, err
 }
 
