@@ -104,7 +104,13 @@ func TestService_Metrics(t *testing.T) {
 	e.Client(t).Get("/v1/nothing").Expect(t, 404)
 	e.Client(t).Get("/metrics").Expect(t, 404)
 	enqueueScheduledJob(t, e)
-	body := e.Metrics(t)
+	// The state gauges are read at most once per 5 s (metrics.DefaultMinInterval), and another
+	// test may have scraped just before the job was enqueued: await the read that sees it.
+	var body string
+	harness.Eventually(t, "the scheduled job shows in the queue's gauges", func() bool {
+		body = e.Metrics(t)
+		return strings.Contains(body, `corridor_jobs{kind="webhooks.deliver",state="scheduled"}`)
+	})
 	for _, want := range []string{
 		`corridor_http_requests_total{method="GET",route="/v1/capabilities",status="200"}`,
 		`corridor_http_requests_total{method="GET",route="unmatched",status="404"}`,
