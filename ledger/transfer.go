@@ -82,6 +82,11 @@ type TransferSpec struct {
 	ExpiresAt   time.Time
 	Postings    []Posting
 	Metadata    map[string]string
+	// TargetHome is the home (Account.Home) of the target transfer, when the caller knows it:
+	// it names the target's rows, so the store locks the target where it lives instead of
+	// asking every home for it. It is a routing hint, not content: a replay does not compare it,
+	// and "" means "not told" (the store then finds the home by the target's id alone).
+	TargetHome string
 }
 
 // TargetID is the transfer this spec acts on (the hold, or the reversed transfer), or "".
@@ -225,6 +230,7 @@ func validateCarryingSpec(f core.FieldErrors, s TransferSpec) {
 	}
 	mustBeEmpty(f, s.PendingID, "pendingId")
 	mustBeEmpty(f, s.ReversedID, "reversedId")
+	mustBeEmpty(f, s.TargetHome, "targetHome")
 	if s.Amount != 0 {
 		f.Add("amount", "must be 0; the postings carry the amounts")
 	}

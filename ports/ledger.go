@@ -32,11 +32,13 @@ type LedgerRepo interface {
 	// VALIDATION_FAILED, AMOUNT_OVERFLOW) write nothing and leave the transaction usable.
 	Post(ctx context.Context, now time.Time, spec ledger.TransferSpec) (t ledger.Transfer, replayed bool, err error)
 	// Transfer returns a recorded transfer of env with its current state, or TRANSFER_NOT_FOUND.
-	Transfer(ctx context.Context, env core.Environment, id string) (ledger.StoredTransfer, error)
-	// TransferByReference returns the transfer recorded under reference in env, or
+	// home is the transfer's home (ledger.HomeOf): the caller names where it lives, and a
+	// transfer of another home is not found.
+	Transfer(ctx context.Context, env core.Environment, home, id string) (ledger.StoredTransfer, error)
+	// TransferByReference returns the transfer recorded under reference in env and home, or
 	// TRANSFER_NOT_FOUND: how a step finds the account an earlier step of the same payment left
 	// its money in (a clearing account before or after it was split per tenant).
-	TransferByReference(ctx context.Context, env core.Environment, reference string) (ledger.Transfer, error)
+	TransferByReference(ctx context.Context, env core.Environment, home, reference string) (ledger.Transfer, error)
 	// Balances returns the current balances of existing accounts, without locking them.
 	Balances(ctx context.Context, accountIDs []string) (map[string]ledger.Balance, error)
 }

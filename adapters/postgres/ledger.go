@@ -241,7 +241,13 @@ WITH ins AS (
     ON CONFLICT DO NOTHING
     RETURNING id, non_negative, home_tenant_id
 )
-INSERT INTO ledger_balances (account_id, non_negative, home_tenant_id) SELECT id, non_negative, home_tenant_id FROM ins`
+INSERT INTO ledger_balances (account_id, non_negative, home_tenant_id) SELECT id, non_negative, home_tenant_id FROM ins
+RETURNING account_id, home_tenant_id`
+
+// insertAccountHomesSQL writes the lookup rows of accounts just opened ($1 ids, $2 homes): how
+// a reader given only an account's id finds its home.
+const insertAccountHomesSQL = `INSERT INTO tenant_lookups (lookup_key, kind, tenant_id)
+SELECT k.id, '` + lookupLedgerAccount + `', k.home FROM unnest($1::text[], $2::text[]) AS k(id, home)`
 
 // insertAccounts creates the accounts of specs missing from found, validated as NewAccount
 // validates them. Rows are inserted in reference order so two openers never wait on each
@@ -264,9 +270,30 @@ func (r ledgerRepo) insertAccounts(ctx context.Context, now time.Time, specs []l
 		tenants, kinds, refs = append(tenants, a.TenantID), append(kinds, a.Kind), append(refs, a.Reference)
 		nonNegative, homes = append(nonNegative, a.NonNegative), append(homes, a.Home())
 	}
-	_, err := r.q.ExecContext(ctx, insertAccountsSQL, ids, envs, assets, tenants, kinds, refs, nonNegative,
+	rows, err := r.q.QueryContext(ctx, insertAccountsSQL, ids, envs, assets, tenants, kinds, refs, nonNegative,
 		now.UTC().Truncate(time.Microsecond), homes)
+	if err != nil {
+		return ledgerError("open accounts", err)
+	}
+	inserted, insertedHomes, err := scanIDHomes(rows)
+	if err != nil || len(inserted) == 0 {
+		return ledgerError("open accounts", err)
+	}
+	_, err = r.q.ExecContext(ctx, insertAccountHomesSQL, inserted, insertedHomes)
 	return ledgerError("open accounts", err)
+}
+
+// scanIDHomes reads rows of (id, home), closing them.
+func scanIDHomes(rows *sql.Rows) (ids, homes []string, err error) {
+	defer rows.Close()
+	for rows.Next() {
+		var id, home string
+		if err := rows.Scan(&id, &home); err != nil {
+			return nil, nil, err
+		}
+		ids, homes = append(ids, id), append(homes, home)
+	}
+	return ids, homes, rows.Err()
 }
 
 // accountCache keeps the accounts this process has read. An account never changes once
@@ -297,12 +324,19 @@ func (c *accountCache) put(a ledger.Account) {
 	c.m[a.ID] = a
 }
 
-const accountsByIDSQL = `SELECT ` + accountColumns + ` FROM ledger_accounts a WHERE a.id = ANY($1::text[])`
+// accountHomesSQL reads the homes of accounts by id from their lookup rows (kind
+// ledger_account, written with each account): an account id does not tell its home, and the
+// home names the account's row.
+const accountHomesSQL = `SELECT l.lookup_key, l.tenant_id FROM tenant_lookups l
+WHERE l.lookup_key = ANY($1::text[]) AND l.kind = '` + lookupLedgerAccount + `'`
+
+// accountsByIDSQL reads accounts by id in the homes their lookup rows named.
+const accountsByIDSQL = `SELECT ` + accountColumns + ` FROM ledger_accounts a
+WHERE a.id = ANY($1::text[]) AND a.home_tenant_id = ANY($2::text[])`
 
 // loadAccounts fills into with the accounts of ids that exist, from the cache or, for the
-// accounts it lacks, from the database (checked as new accounts are). The database read is by
-// id alone, the one lookup of the write path that cannot name the home (it is what tells the
-// home); each process makes it once per account.
+// accounts it lacks, from the database (checked as new accounts are). Each process reads an
+// account once (the cache keeps it).
 func (r ledgerRepo) loadAccounts(ctx context.Context, ids []string, into map[string]ledger.Account) error {
 	var missing []string
 	for _, id := range ids {
@@ -315,10 +349,22 @@ func (r ledgerRepo) loadAccounts(ctx context.Context, ids []string, into map[str
 			missing = append(missing, id)
 		}
 	}
-	if len(missing) == 0 {
+	return readAccountsByID(ctx, r.q, missing, func(a ledger.Account) { into[a.ID] = a })
+}
+
+// readAccountsByID reads the accounts of ids that exist, each put into the account cache and
+// handed to found: first their homes from their lookup rows, then the accounts in those homes,
+// two statements that each name their rows' distribution column (one each, on Citus, for a
+// tenant's accounts). Accounts without a lookup row do not exist.
+func readAccountsByID(ctx context.Context, q txQuerier, ids []string, found func(ledger.Account)) error {
+	if len(ids) == 0 {
 		return nil
 	}
-	rows, err := r.q.QueryContext(ctx, accountsByIDSQL, missing)
+	homes, err := accountHomes(ctx, q, ids)
+	if err != nil || len(homes) == 0 {
+		return err
+	}
+	rows, err := q.QueryContext(ctx, accountsByIDSQL, ids, homes)
 	if err != nil {
 		return ledgerError("load accounts", err)
 	}
@@ -329,9 +375,20 @@ func (r ledgerRepo) loadAccounts(ctx context.Context, ids []string, into map[str
 			return err
 		}
 		cachedAccounts.put(a)
-		into[a.ID] = a
+		found(a)
 	}
 	return ledgerError("load accounts", rows.Err())
+}
+
+// accountHomes is the distinct homes of the accounts of ids that have a lookup row.
+func accountHomes(ctx context.Context, q txQuerier, ids []string) ([]string, error) {
+	rows, err := q.QueryContext(ctx, accountHomesSQL, ids)
+	if err != nil {
+		return nil, ledgerError("load account homes", err)
+	}
+	_, all, err := scanIDHomes(rows)
+	slices.Sort(all)
+	return slices.Compact(all), ledgerError("load account homes", err)
 }
 
 // homesOf is every home a transfer over accounts can have (ledger.HomeOf picks one of its
@@ -409,30 +466,32 @@ func scanTransfer(row rowScanner) (ledger.StoredTransfer, int64, error) {
 	return ledger.StoredTransfer{Transfer: t, State: state}, sequence, nil
 }
 
-const transferByIDSQL = `SELECT ` + transferColumns + ` FROM ledger_transfers t WHERE t.id = $1 AND t.environment = $2`
+const transferByIDSQL = `SELECT ` + transferColumns + ` FROM ledger_transfers t
+WHERE t.id = $1 AND t.environment = $2 AND t.home_tenant_id = $3`
 
-// Transfer returns a recorded transfer with its state.
-func (r ledgerRepo) Transfer(ctx context.Context, env core.Environment, id string) (ledger.StoredTransfer, error) {
+// Transfer returns a recorded transfer with its state, read in the home the caller names.
+func (r ledgerRepo) Transfer(ctx context.Context, env core.Environment, home, id string) (ledger.StoredTransfer, error) {
 	if r.u != nil {
 		if err := r.u.flush(ctx); err != nil {
 			return ledger.StoredTransfer{}, err
 		}
 	}
-	st, _, err := scanTransfer(r.q.QueryRowContext(ctx, transferByIDSQL, id, string(env)))
+	st, _, err := scanTransfer(r.q.QueryRowContext(ctx, transferByIDSQL, id, string(env), home))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ledger.StoredTransfer{}, core.NotFound(core.CodeTransferNotFound, "transfer "+id)
 	}
 	return st, ledgerError("load transfer", err)
 }
 
-// TransferByReference returns the transfer recorded under reference. See ports.LedgerRepo.
-func (r ledgerRepo) TransferByReference(ctx context.Context, env core.Environment, reference string) (ledger.Transfer, error) {
+// TransferByReference returns the transfer recorded under reference in home. See
+// ports.LedgerRepo.
+func (r ledgerRepo) TransferByReference(ctx context.Context, env core.Environment, home, reference string) (ledger.Transfer, error) {
 	if r.u != nil {
 		if err := r.u.flush(ctx); err != nil {
 			return ledger.Transfer{}, err
 		}
 	}
-	st, _, err := scanTransfer(r.q.QueryRowContext(ctx, transferByReferenceAnyHomeSQL, string(env), reference))
+	st, _, err := scanTransfer(r.q.QueryRowContext(ctx, transferByReferenceSQL, string(env), reference, []string{home}))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ledger.Transfer{}, core.NotFound(core.CodeTransferNotFound, "transfer "+reference)
 	}
@@ -441,9 +500,10 @@ func (r ledgerRepo) TransferByReference(ctx context.Context, env core.Environmen
 
 const balancesSQL = `
 SELECT b.account_id, b.posted, b.pending_debits, b.pending_credits
-FROM ledger_balances b WHERE b.account_id = ANY($1::text[])`
+FROM ledger_balances b WHERE b.account_id = ANY($1::text[]) AND b.home_tenant_id = ANY($2::text[])`
 
-// Balances returns current balances without locking.
+// Balances returns current balances without locking, read in their accounts' homes (the
+// account cache tells them; an account that does not exist has no balance).
 func (r ledgerRepo) Balances(ctx context.Context, accountIDs []string) (map[string]ledger.Balance, error) {
 	if r.u != nil {
 		// In the batch's serial order, as a transfer is decided: the balances the units before
@@ -458,7 +518,16 @@ func (r ledgerRepo) Balances(ctx context.Context, accountIDs []string) (map[stri
 			return nil, err
 		}
 	}
-	rows, err := r.q.QueryContext(ctx, balancesSQL, accountIDs)
+	accounts := make(map[string]ledger.Account, len(accountIDs))
+	if err := r.loadAccounts(ctx, accountIDs, accounts); err != nil {
+		return nil, err
+	}
+	homes := make([]string, 0, 1)
+	for _, a := range accounts {
+		homes = append(homes, a.Home())
+	}
+	slices.Sort(homes)
+	rows, err := r.q.QueryContext(ctx, balancesSQL, accountIDs, slices.Compact(homes))
 	if err != nil {
 		return nil, ledgerError("read balances", err)
 	}

@@ -368,21 +368,8 @@ func (b *batchLedger) existing(ctx context.Context, q txQuerier, ids []string) (
 		}
 	}
 	if len(lookup) > 0 {
-		rows, err := q.QueryContext(ctx, accountsByIDSQL, lookup)
-		if err != nil {
-			return nil, ledgerError("load accounts", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			a, err := scanAccount(rows)
-			if err != nil {
-				return nil, err
-			}
-			cachedAccounts.put(a)
-			b.accounts[a.ID] = a
-		}
-		if err := rows.Err(); err != nil {
-			return nil, ledgerError("load accounts", err)
+		if err := readAccountsByID(ctx, q, lookup, func(a ledger.Account) { b.accounts[a.ID] = a }); err != nil {
+			return nil, err
 		}
 		for _, id := range lookup {
 			if _, ok := b.accounts[id]; !ok {

@@ -52,15 +52,32 @@ ORDER BY t.home_tenant_id LIMIT 1`
 const transferByReferenceAnyHomeSQL = `SELECT ` + transferColumns + `
 FROM ledger_transfers t WHERE t.environment = $1 AND t.reference = $2`
 
-// lockTransferSQL locks the target transfer and, in the same round trip, looks the new
-// transfer's reference up ($2, $3) in the target's home: step 2 of the protocol rides along
-// with step 3. A hold's post or void has the hold's home; a reversal whose home differs from
-// its target's (money between two tenants) is looked up again in its own homes. The target is
-// found by id alone: a transfer id does not tell its home (docs/scaling.md, "The ledger's keys").
+// lockTransferSQL locks the target transfer in its home ($4) and, in the same round trip,
+// looks the new transfer's reference up ($2, $3) in that home: step 2 of the protocol rides
+// along with step 3. A hold's post or void has the hold's home; a reversal whose home differs
+// from its target's (money between two tenants) is looked up again in its own homes.
 const lockTransferSQL = `SELECT ` + transferColumns + `,
     coalesce((SELECT x.id FROM ledger_transfers x WHERE x.environment = $2 AND x.reference = $3
-        AND x.home_tenant_id = t.home_tenant_id), '')
-FROM ledger_transfers t WHERE t.id = $1 FOR UPDATE OF t`
+        AND x.home_tenant_id = $4), '')
+FROM ledger_transfers t WHERE t.id = $1 AND t.home_tenant_id = $4 FOR UPDATE OF t`
+
+// targetHomeSQL finds a target's home by its id alone, for a caller that could not name it
+// (ledger.TransferSpec.TargetHome: the chain mirror's reversal of a dropped block's transfer,
+// at reorg pace). It reads without locking; the lock that follows names the home.
+const targetHomeSQL = `SELECT t.home_tenant_id FROM ledger_transfers t WHERE t.id = $1 AND t.environment = $2`
+
+// targetHome is the home of spec's target: the caller's, else read by id (targetHomeSQL).
+// found is false when no transfer has the id.
+func (r ledgerRepo) targetHome(ctx context.Context, spec ledger.TransferSpec) (home string, found bool, err error) {
+	if spec.TargetHome != "" {
+		return spec.TargetHome, true, nil
+	}
+	err = r.q.QueryRowContext(ctx, targetHomeSQL, spec.TargetID(), string(spec.Environment)).Scan(&home)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return home, err == nil, ledgerError("find target", err)
+}
 
 // lockBalancesSQL[n] locks n balance rows in account-id order (ORDER BY runs below the
 // locking step, so rows are locked in the order they are returned) and looks the reference
@@ -216,6 +233,26 @@ func (r ledgerRepo) mustReplay(ctx context.Context, spec ledger.TransferSpec, ho
 	return t, found && err == nil, err
 }
 
+// lockTarget locks spec's target in its home and looks spec's reference up there: the target
+// (nil when there is none of that id in that home) and the id of a transfer already recorded
+// under the reference ("" when none is).
+func (r ledgerRepo) lockTarget(ctx context.Context, spec ledger.TransferSpec) (*ledger.StoredTransfer, string, error) {
+	home, found, err := r.targetHome(ctx, spec)
+	if err != nil || !found {
+		return nil, "", err
+	}
+	var existing string
+	stored, _, err := scanTransfer(extraScanner{r.q.QueryRowContext(ctx, lockTransferSQL, spec.TargetID(), string(spec.Environment),
+		spec.Reference, home), []any{&existing}})
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", ledgerError("lock target", err)
+	}
+	return &stored, existing, nil
+}
+
 // lockAndLoad takes the locks in the protocol's order (target transfer, then balance rows by
 // account id), looking the reference up on the way, and returns Apply's input with the hold a
 // POST_PENDING posts. recorded reports a reference that is already recorded. The accounts are
@@ -225,17 +262,16 @@ func (r ledgerRepo) lockAndLoad(ctx context.Context, now time.Time, spec ledger.
 	in = ledger.ApplyInput{Spec: spec, TransferID: core.NewID(core.PrefixTransfer), Now: now.UTC().Truncate(time.Microsecond),
 		Accounts: map[string]ledger.Account{}, Balances: map[string]ledger.Balance{}}
 	var target *ledger.Transfer
-	if id := spec.TargetID(); id != "" {
-		var existing string
-		stored, _, err := scanTransfer(extraScanner{r.q.QueryRowContext(ctx, lockTransferSQL, id, string(spec.Environment), spec.Reference), []any{&existing}})
+	if spec.TargetID() != "" {
+		stored, existing, err := r.lockTarget(ctx, spec)
 		switch {
-		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
-			return in, nil, false, ledgerError("lock target", err)
+			return in, nil, false, err
+		case stored == nil:
 		case existing != "":
 			return in, nil, true, r.loadAccounts(ctx, ledger.InvolvedAccountIDs(spec, &stored.Transfer), in.Accounts)
 		default:
-			in.Target, target = &stored, &stored.Transfer
+			in.Target, target = stored, &stored.Transfer
 			in.Now = latest(in.Now, stored.Transfer.CreatedAt)
 		}
 	}

@@ -287,7 +287,7 @@ func (s *Service) Capture(ctx context.Context, p auth.Principal, id string, in C
 			return a, err
 		}
 		if _, _, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: "card-auth:" + a.ID + ":capture", Type: ledger.TypePostPending,
-			Environment: c.Environment, PendingID: a.HoldTransferID, Amount: next.CapturedAmount,
+			Environment: c.Environment, PendingID: a.HoldTransferID, TargetHome: c.TenantID, Amount: next.CapturedAmount,
 			Metadata: map[string]string{"cardId": c.ID, "cardAuthorizationId": a.ID}}.MustValidate()); err != nil {
 			return a, err
 		}
@@ -339,7 +339,7 @@ func issuerClearingShare(c card.Card) ledger.AccountSpec {
 // per tenant, so a settlement in flight at the switch pays from where the money is.
 func issuerClearingOf(ctx context.Context, tx txView, c card.Card, a card.Authorization) (ledger.AccountSpec, error) {
 	share, platform := issuerClearingShare(c), ledger.IssuerClearing(c.Environment, kernel.ServiceAsset, c.Issuer)
-	clear, err := tx.Ledger().TransferByReference(ctx, c.Environment, "card-auth:"+a.ID+":clear")
+	clear, err := tx.Ledger().TransferByReference(ctx, c.Environment, c.TenantID, "card-auth:"+a.ID+":clear")
 	if core.HasCode(err, core.CodeTransferNotFound) {
 		return share, nil
 	}
@@ -399,7 +399,7 @@ func (s *Service) release(ctx context.Context, tx txView, c card.Card, a card.Au
 		return a, err
 	}
 	if _, _, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: "card-auth:" + a.ID + ":void", Type: ledger.TypeVoidPending,
-		Environment: c.Environment, PendingID: a.HoldTransferID,
+		Environment: c.Environment, PendingID: a.HoldTransferID, TargetHome: c.TenantID,
 		Metadata: map[string]string{"cardId": c.ID, "cardAuthorizationId": a.ID, "reversalReason": reason}}.MustValidate()); err != nil {
 		return a, err
 	}

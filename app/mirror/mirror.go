@@ -420,7 +420,7 @@ func postLogLeg(ctx context.Context, tx txView, env core.Environment, chainID in
 	if err == nil && replayed && t.Metadata["blockHash"] != l.BlockHash.Hex() {
 		// A first posting that was not reversed means a reorg went unnoticed: fail loudly
 		// rather than post the log twice.
-		stored, serr := tx.Ledger().Transfer(ctx, env, t.ID)
+		stored, serr := tx.Ledger().Transfer(ctx, env, ledger.HomeOf(t, accountsByID(accounts)), t.ID)
 		if serr != nil {
 			return "", false, serr
 		}
@@ -434,6 +434,15 @@ func postLogLeg(ctx context.Context, tx txView, env core.Environment, chainID in
 		return "", false, err
 	}
 	return t.ID, !replayed, nil
+}
+
+// accountsByID indexes accounts by id (what ledger.HomeOf reads).
+func accountsByID(accounts []ledger.Account) map[string]ledger.Account {
+	out := make(map[string]ledger.Account, len(accounts))
+	for _, a := range accounts {
+		out[a.ID] = a
+	}
+	return out
 }
 
 func postLog(ctx context.Context, tx txView, env core.Environment, chainID int64, l ports.TransferLog, reference string, accounts []ledger.Account, amount int64, now time.Time) (ledger.Transfer, bool, error) {

@@ -40,6 +40,9 @@ func (s *Service) Post(ctx context.Context, l ports.LedgerRepo, now time.Time, p
 // below are functions of the payment and the unit of work, not methods.
 func postTransfer(ctx context.Context, l ports.LedgerRepo, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error) {
 	spec.Environment = p.Environment
+	if spec.TargetID() != "" {
+		spec.TargetHome = p.SenderTenantID // a payment's every transfer lives with the sender's rows
+	}
 	if spec.Type != ledger.TypeVoidPending && spec.Type != ledger.TypePostPending && spec.Type != ledger.TypeReversal {
 		spec.Asset = kernel.ServiceAsset // a resolving transfer takes its hold's asset
 	}
@@ -128,7 +131,7 @@ func clearingShare(p offramp.Payment) ledger.AccountSpec {
 // is delivered or refunded from where its money is, and no share goes negative.
 func clearingOf(ctx context.Context, tx txView, p offramp.Payment) (ledger.AccountSpec, error) {
 	share := clearingShare(p)
-	submit, err := tx.Ledger().TransferByReference(ctx, p.Environment, p.LedgerRef("submit", p.Attempt))
+	submit, err := tx.Ledger().TransferByReference(ctx, p.Environment, p.SenderTenantID, p.LedgerRef("submit", p.Attempt))
 	if core.HasCode(err, core.CodeTransferNotFound) {
 		return share, nil
 	}

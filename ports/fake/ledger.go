@@ -42,6 +42,12 @@ func (r ledgerRepo) Post(_ context.Context, now time.Time, spec ledger.TransferS
 			now = t.CreatedAt
 		}
 	}
+	if spec.TargetHome != "" {
+		if target, err := book.Transfer(spec.TargetID()); err == nil && r.homeOf(target.Transfer) != spec.TargetHome {
+			// The PostgreSQL store looks the target up in the home the caller named only.
+			return ledger.Transfer{}, false, core.NotFound(core.CodeTransferNotFound, "transfer "+spec.TargetID())
+		}
+	}
 	return book.Post(spec, core.NewID(core.PrefixTransfer), now)
 }
 
@@ -60,21 +66,32 @@ func touches(t ledger.Transfer, spec ledger.TransferSpec) bool {
 	return false
 }
 
-func (r ledgerRepo) Transfer(_ context.Context, env core.Environment, id string) (ledger.StoredTransfer, error) {
+func (r ledgerRepo) Transfer(_ context.Context, env core.Environment, home, id string) (ledger.StoredTransfer, error) {
 	stored, err := r.s.state.book.Transfer(id)
-	if err == nil && stored.Transfer.Environment != env {
+	if err == nil && (stored.Transfer.Environment != env || r.homeOf(stored.Transfer) != home) {
 		return ledger.StoredTransfer{}, core.NotFound(core.CodeTransferNotFound, "transfer "+id)
 	}
 	return stored, err
 }
 
-func (r ledgerRepo) TransferByReference(_ context.Context, env core.Environment, reference string) (ledger.Transfer, error) {
+func (r ledgerRepo) TransferByReference(_ context.Context, env core.Environment, home, reference string) (ledger.Transfer, error) {
 	for _, t := range r.s.state.book.History() {
-		if t.Environment == env && t.Reference == reference {
+		if t.Environment == env && t.Reference == reference && r.homeOf(t) == home {
 			return t, nil
 		}
 	}
 	return ledger.Transfer{}, core.NotFound(core.CodeTransferNotFound, "transfer "+reference)
+}
+
+// homeOf is t's home (ledger.HomeOf), as the PostgreSQL store keeps it with the row.
+func (r ledgerRepo) homeOf(t ledger.Transfer) string {
+	accounts := make(map[string]ledger.Account, len(t.Postings))
+	for _, p := range t.Postings {
+		if a, err := r.s.state.book.Account(p.AccountID); err == nil {
+			accounts[a.ID] = a
+		}
+	}
+	return ledger.HomeOf(t, accounts)
 }
 
 func (r ledgerRepo) Balances(_ context.Context, accountIDs []string) (map[string]ledger.Balance, error) {

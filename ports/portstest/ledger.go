@@ -146,11 +146,20 @@ func ledgerPostMoves(t *testing.T, s ports.Store) {
 		t.Fatal("Balances answered for an account that does not exist")
 	}
 	inTx(t, s, func(ctx context.Context, l ports.LedgerRepo) error {
-		stored, err := l.Transfer(ctx, core.EnvTest, posted.ID)
+		stored, err := l.Transfer(ctx, core.EnvTest, payer.Home(), posted.ID)
 		if err != nil || stored.State.Status != ledger.StatusPosted || stored.Transfer.Reference != posted.Reference || len(stored.Transfer.Postings) != 2 {
 			t.Errorf("Transfer = %+v, %v", stored, err)
 		}
-		_, err = l.Transfer(ctx, core.EnvLive, posted.ID)
+		_, err = l.Transfer(ctx, core.EnvLive, payer.Home(), posted.ID)
+		wantCode(t, err, core.CodeTransferNotFound)
+		// A transfer is read in the home its caller names (its rows' distribution column).
+		_, err = l.Transfer(ctx, core.EnvTest, payee.Home(), posted.ID)
+		wantCode(t, err, core.CodeTransferNotFound)
+		found, err := l.TransferByReference(ctx, core.EnvTest, payer.Home(), posted.Reference)
+		if err != nil || found.ID != posted.ID {
+			t.Errorf("TransferByReference = %+v, %v; want %s", found, err, posted.ID)
+		}
+		_, err = l.TransferByReference(ctx, core.EnvTest, payee.Home(), posted.Reference)
 		wantCode(t, err, core.CodeTransferNotFound)
 		return nil
 	})
@@ -218,8 +227,13 @@ func ledgerHolds(t *testing.T, s ports.Store) {
 	inTx(t, s, func(ctx context.Context, l ports.LedgerRepo) error {
 		_, _, err := l.Post(ctx, ledgerNow(), move("spend:"+payee.ID, payer.ID, payee.ID, 401))
 		wantCode(t, err, core.CodeInsufficientFunds)
+		// A hold named in another home than its own is not there: nothing is posted.
+		_, _, err = l.Post(ctx, ledgerNow(), ledger.TransferSpec{Reference: "post1-elsewhere:" + payee.ID, Type: ledger.TypePostPending,
+			Environment: core.EnvTest, PendingID: first.ID, TargetHome: payee.Home(), Amount: 250})
+		wantCode(t, err, core.CodeTransferNotFound)
+		// The caller names the hold's home (TargetHome); the void below leaves it to the store.
 		_, _, err = l.Post(ctx, ledgerNow(), ledger.TransferSpec{Reference: "post1:" + payee.ID, Type: ledger.TypePostPending,
-			Environment: core.EnvTest, PendingID: first.ID, Amount: 250})
+			Environment: core.EnvTest, PendingID: first.ID, TargetHome: payer.Home(), Amount: 250})
 		return err
 	})
 	second := hold("hold2:"+payee.ID, 300)
@@ -230,7 +244,7 @@ func ledgerHolds(t *testing.T, s ports.Store) {
 			return err
 		}
 		for id, want := range map[string]ledger.TransferStatus{first.ID: ledger.StatusPosted, second.ID: ledger.StatusVoided} {
-			stored, err := l.Transfer(ctx, core.EnvTest, id)
+			stored, err := l.Transfer(ctx, core.EnvTest, payer.Home(), id)
 			if err != nil || stored.State.Status != want {
 				t.Errorf("hold %s: %+v, %v; want %s", id, stored.State, err, want)
 			}

@@ -1,0 +1,1 @@
+DELETE FROM tenant_lookups WHERE kind = 'ledger_account';
