@@ -38,12 +38,14 @@ type driftState struct {
 
 // driftSQL reads the next wallets of a chain with their mirror's posted balance (0 before the
 // mirror's first transfer), through the wallets' (environment, chain_id, id) index and the
-// accounts' reference key.
+// accounts' reference key. A wallet's mirror account is its tenant's, so both joins name the
+// wallet's tenant as the rows' home (the ledger's distribution column).
 const driftSQL = `
 SELECT w.id, w.address, COALESCE(b.posted, 0)
 FROM wallets w
 LEFT JOIN ledger_accounts a ON a.environment = w.environment AND a.asset = 'USDC' AND a.reference = 'wallet:' || w.id || ':onchain'
-LEFT JOIN ledger_balances b ON b.account_id = a.id
+    AND a.home_tenant_id = w.tenant_id
+LEFT JOIN ledger_balances b ON b.account_id = a.id AND b.home_tenant_id = a.home_tenant_id
 WHERE w.environment = $1 AND w.chain_id = $2 AND w.id > $3
 ORDER BY w.id LIMIT $4`
 

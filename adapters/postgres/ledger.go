@@ -391,6 +391,21 @@ func accountHomes(ctx context.Context, q txQuerier, ids []string) ([]string, err
 	return slices.Compact(all), ledgerError("load account homes", err)
 }
 
+// homesOfAccounts is the distinct homes of the accounts of ids that exist (from the account
+// cache, or their lookup rows): what a read of their balance or posting rows names.
+func (r ledgerRepo) homesOfAccounts(ctx context.Context, ids []string) ([]string, error) {
+	accounts := make(map[string]ledger.Account, len(ids))
+	if err := r.loadAccounts(ctx, ids, accounts); err != nil {
+		return nil, err
+	}
+	homes := make([]string, 0, 1)
+	for _, a := range accounts {
+		homes = append(homes, a.Home())
+	}
+	slices.Sort(homes)
+	return slices.Compact(homes), nil
+}
+
 // homesOf is every home a transfer over accounts can have (ledger.HomeOf picks one of its
 // accounts' homes, or ""): the homes a reference lookup names when the transfer's own home is
 // not known yet, sorted and without repeats.
@@ -518,16 +533,11 @@ func (r ledgerRepo) Balances(ctx context.Context, accountIDs []string) (map[stri
 			return nil, err
 		}
 	}
-	accounts := make(map[string]ledger.Account, len(accountIDs))
-	if err := r.loadAccounts(ctx, accountIDs, accounts); err != nil {
+	homes, err := r.homesOfAccounts(ctx, accountIDs)
+	if err != nil {
 		return nil, err
 	}
-	homes := make([]string, 0, 1)
-	for _, a := range accounts {
-		homes = append(homes, a.Home())
-	}
-	slices.Sort(homes)
-	rows, err := r.q.QueryContext(ctx, balancesSQL, accountIDs, slices.Compact(homes))
+	rows, err := r.q.QueryContext(ctx, balancesSQL, accountIDs, homes)
 	if err != nil {
 		return nil, ledgerError("read balances", err)
 	}

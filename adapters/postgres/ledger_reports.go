@@ -30,14 +30,14 @@ func openStart(t time.Time) time.Time {
 
 const listAccountsSQL = `
 SELECT ` + accountColumns + `, b.posted, b.pending_debits, b.pending_credits
-FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id
-WHERE a.tenant_id = $1 AND a.environment = $2 AND ($3 = '' OR a.kind = $3)
+FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id AND b.home_tenant_id = a.home_tenant_id
+WHERE a.tenant_id = $1 AND a.home_tenant_id = $1 AND a.environment = $2 AND ($3 = '' OR a.kind = $3)
   AND ($4::timestamptz IS NULL OR a.created_at <= $4)
 ORDER BY a.id LIMIT $5 OFFSET $6`
 
 const countAccountsSQL = `
 SELECT count(*) FROM ledger_accounts a
-WHERE a.tenant_id = $1 AND a.environment = $2 AND ($3 = '' OR a.kind = $3)
+WHERE a.tenant_id = $1 AND a.home_tenant_id = $1 AND a.environment = $2 AND ($3 = '' OR a.kind = $3)
   AND ($4::timestamptz IS NULL OR a.created_at <= $4)`
 
 // ListAccounts lists a tenant's accounts with their current balances, by id.
@@ -70,8 +70,8 @@ func (r ledgerRepo) ListAccounts(ctx context.Context, q ports.AccountQuery, page
 
 const findAccountSQL = `
 SELECT ` + accountColumns + `, b.posted, b.pending_debits, b.pending_credits
-FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id
-WHERE a.id = $1 AND a.environment = $2 AND a.tenant_id = $3`
+FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id AND b.home_tenant_id = a.home_tenant_id
+WHERE a.id = $1 AND a.environment = $2 AND a.tenant_id = $3 AND a.home_tenant_id = $3`
 
 // FindAccount returns a tenant's account; anyone else's answers ACCOUNT_NOT_FOUND.
 func (r ledgerRepo) FindAccount(ctx context.Context, env core.Environment, tenantID, id string) (ports.AccountBalance, error) {
@@ -96,7 +96,7 @@ SELECT k.id, coalesce(p.posted_after, 0), coalesce(p.pending_debits_after, 0), c
 FROM unnest($1::text[]) AS k(id)
 LEFT JOIN LATERAL (
     SELECT posted_after, pending_debits_after, pending_credits_after FROM ledger_postings
-    WHERE account_id = k.id AND (created_at < $2 OR ($3 AND created_at = $2))
+    WHERE account_id = k.id AND home_tenant_id = ANY($4::text[]) AND (created_at < $2 OR ($3 AND created_at = $2))
     ORDER BY created_at DESC, sequence DESC LIMIT 1
 ) p ON true`
 
@@ -106,7 +106,11 @@ func (r ledgerRepo) BalancesAsOf(ctx context.Context, accountIDs []string, insta
 }
 
 func (r ledgerRepo) balancesAt(ctx context.Context, accountIDs []string, instant time.Time, inclusive bool) (map[string]ledger.Balance, error) {
-	rows, err := r.q.QueryContext(ctx, balancesAsOfSQL, accountIDs, instant.UTC(), inclusive)
+	homes, err := r.homesOfAccounts(ctx, accountIDs)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := r.q.QueryContext(ctx, balancesAsOfSQL, accountIDs, instant.UTC(), inclusive, homes)
 	if err != nil {
 		return nil, ledgerError("balances as of", err)
 	}
@@ -117,19 +121,23 @@ const statementLinesSQL = `
 SELECT ` + transferColumns + `, p.amount, p.posted_delta, p.pending_debits_delta, p.pending_credits_delta,
     p.posted_after, p.pending_debits_after, p.pending_credits_after
 FROM ledger_postings p JOIN ledger_transfers t ON t.id = p.transfer_id
-WHERE p.account_id = $1 AND p.created_at >= $2 AND ($3::timestamptz IS NULL OR p.created_at < $3)
+WHERE p.account_id = $1 AND p.home_tenant_id = $6 AND p.created_at >= $2 AND ($3::timestamptz IS NULL OR p.created_at < $3)
 ORDER BY p.created_at, p.sequence LIMIT $4 OFFSET $5`
 
 const statementCountSQL = `
 SELECT count(*) FROM ledger_postings p
-WHERE p.account_id = $1 AND p.created_at >= $2 AND ($3::timestamptz IS NULL OR p.created_at < $3)`
+WHERE p.account_id = $1 AND p.home_tenant_id = $4 AND p.created_at >= $2 AND ($3::timestamptz IS NULL OR p.created_at < $3)`
 
 // Statement returns a page of the account's history in [From, To) in time order, each line
 // with the balance right after it, plus the balances just before From and just before To.
 func (r ledgerRepo) Statement(ctx context.Context, q ports.StatementQuery, page ports.Page) (ports.Statement, error) {
 	from, to := openStart(q.From), openEnd(q.To)
 	var st ports.Statement
-	rows, err := r.q.QueryContext(ctx, statementLinesSQL, q.AccountID, from, to, page.Take, page.Skip)
+	homes, err := r.homesOfAccounts(ctx, []string{q.AccountID})
+	if err != nil || len(homes) == 0 { // no such account: no history
+		return st, err
+	}
+	rows, err := r.q.QueryContext(ctx, statementLinesSQL, q.AccountID, from, to, page.Take, page.Skip, homes[0])
 	if err != nil {
 		return st, ledgerError("statement", err)
 	}
@@ -144,7 +152,7 @@ func (r ledgerRepo) Statement(ctx context.Context, q ports.StatementQuery, page 
 	if err := rows.Err(); err != nil {
 		return st, ledgerError("statement", err)
 	}
-	if err := r.q.QueryRowContext(ctx, statementCountSQL, q.AccountID, from, to).Scan(&st.Total); err != nil {
+	if err := r.q.QueryRowContext(ctx, statementCountSQL, q.AccountID, from, to, homes[0]).Scan(&st.Total); err != nil {
 		return st, ledgerError("statement", err)
 	}
 	ids := []string{q.AccountID}
@@ -189,16 +197,16 @@ func scanStatementLine(rows rowScanner, accountID string) (ports.StatementLine, 
 const entryIDsSQL = `
 WITH m AS (
     SELECT DISTINCT p.sequence, p.transfer_id
-    FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id
-    WHERE a.tenant_id = $1 AND a.environment = $2 AND ($3 = '' OR p.account_id = $3)
+    FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id AND a.home_tenant_id = p.home_tenant_id
+    WHERE a.tenant_id = $1 AND a.home_tenant_id = $1 AND p.home_tenant_id = $1 AND a.environment = $2 AND ($3 = '' OR p.account_id = $3)
       AND p.created_at >= $4 AND ($5::timestamptz IS NULL OR p.created_at < $5)
 )
 SELECT transfer_id, count(*) OVER () FROM m ORDER BY sequence LIMIT $6 OFFSET $7`
 
 const entryCountSQL = `
 SELECT count(DISTINCT p.transfer_id)
-FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id
-WHERE a.tenant_id = $1 AND a.environment = $2 AND ($3 = '' OR p.account_id = $3)
+FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id AND a.home_tenant_id = p.home_tenant_id
+WHERE a.tenant_id = $1 AND a.home_tenant_id = $1 AND p.home_tenant_id = $1 AND a.environment = $2 AND ($3 = '' OR p.account_id = $3)
   AND p.created_at >= $4 AND ($5::timestamptz IS NULL OR p.created_at < $5)`
 
 const entryTransfersSQL = `SELECT ` + transferColumns + ` FROM ledger_transfers t WHERE t.id = ANY($1::text[]) ORDER BY t.sequence`
@@ -273,17 +281,17 @@ func (r ledgerRepo) accountsOfTransfers(ctx context.Context, transferIDs []strin
 // otherwise turn into a join of whole tables on its underestimate of the three equalities.
 const trialBalanceSQL = `
 WITH own AS (
-    SELECT a.id FROM ledger_accounts a WHERE a.tenant_id = $1 AND a.environment = $2
+    SELECT a.id FROM ledger_accounts a WHERE a.tenant_id = $1 AND a.home_tenant_id = $1 AND a.environment = $2
 ), tt AS (
-    SELECT DISTINCT p.transfer_id FROM ledger_postings p WHERE p.account_id IN (SELECT id FROM own)
+    SELECT DISTINCT p.transfer_id FROM ledger_postings p WHERE p.account_id IN (SELECT id FROM own) AND p.home_tenant_id = $1
 ), legs AS (
     SELECT l.account_id, t.created_at, t.sequence
     FROM tt JOIN ledger_transfers t ON t.id = tt.transfer_id CROSS JOIN LATERAL unnest(t.posting_accounts) AS l (account_id)
     WHERE l.account_id NOT IN (SELECT id FROM own)
 ), rows AS (
     SELECT ` + accountColumns + `, true AS own, b.posted, b.pending_debits, b.pending_credits
-    FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id
-    WHERE a.id IN (SELECT id FROM own)
+    FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id AND b.home_tenant_id = a.home_tenant_id
+    WHERE a.id IN (SELECT id FROM own) AND a.home_tenant_id = $1
     UNION ALL
     SELECT ` + accountColumns + `, false, sum(p.posted_delta)::int8, sum(p.pending_debits_delta)::int8,
         sum(p.pending_credits_delta)::int8
@@ -304,9 +312,9 @@ SELECT * FROM rows ORDER BY 3, 9 DESC, 1`
 // snapshot is needed: each posting keeps the balance after it, and postings never change.
 const trialBalanceAsOfSQL = `
 WITH own AS (
-    SELECT a.id FROM ledger_accounts a WHERE a.tenant_id = $1 AND a.environment = $2 AND a.created_at <= $3
+    SELECT a.id FROM ledger_accounts a WHERE a.tenant_id = $1 AND a.home_tenant_id = $1 AND a.environment = $2 AND a.created_at <= $3
 ), tt AS (
-    SELECT DISTINCT p.transfer_id FROM ledger_postings p WHERE p.account_id IN (SELECT id FROM own) AND p.created_at <= $3
+    SELECT DISTINCT p.transfer_id FROM ledger_postings p WHERE p.account_id IN (SELECT id FROM own) AND p.home_tenant_id = $1 AND p.created_at <= $3
 ), legs AS (
     SELECT l.account_id, t.created_at, t.sequence
     FROM tt JOIN ledger_transfers t ON t.id = tt.transfer_id CROSS JOIN LATERAL unnest(t.posting_accounts) AS l (account_id)
@@ -317,10 +325,10 @@ WITH own AS (
     FROM ledger_accounts a
     LEFT JOIN LATERAL (
         SELECT posted_after, pending_debits_after, pending_credits_after FROM ledger_postings
-        WHERE account_id = a.id AND created_at <= $3
+        WHERE account_id = a.id AND home_tenant_id = a.home_tenant_id AND created_at <= $3
         ORDER BY created_at DESC, sequence DESC LIMIT 1
     ) h ON true
-    WHERE a.id IN (SELECT id FROM own)
+    WHERE a.id IN (SELECT id FROM own) AND a.home_tenant_id = $1
     UNION ALL
     SELECT ` + accountColumns + `, false, sum(p.posted_delta)::int8, sum(p.pending_debits_delta)::int8,
         sum(p.pending_credits_delta)::int8
@@ -369,8 +377,8 @@ func (r ledgerRepo) DailyVolume(ctx context.Context, env core.Environment, tenan
 	rows, err := r.q.QueryContext(ctx, `SELECT date_trunc('day', p.created_at AT TIME ZONE 'UTC'), a.asset,
 			COALESCE(sum(p.posted_delta) FILTER (WHERE p.posted_delta > 0), 0),
 			COALESCE(-sum(p.posted_delta) FILTER (WHERE p.posted_delta < 0), 0), count(DISTINCT p.transfer_id)
-		FROM ledger_accounts a JOIN ledger_postings p ON p.account_id = a.id
-		WHERE a.tenant_id = $1 AND a.environment = $2 AND a.kind = $3 AND p.created_at >= $4 AND p.posted_delta <> 0
+		FROM ledger_accounts a JOIN ledger_postings p ON p.account_id = a.id AND p.home_tenant_id = a.home_tenant_id
+		WHERE a.tenant_id = $1 AND a.home_tenant_id = $1 AND a.environment = $2 AND a.kind = $3 AND p.created_at >= $4 AND p.posted_delta <> 0
 		GROUP BY 1, 2 ORDER BY 1, 2`, tenantID, string(env), kind, since)
 	if err != nil {
 		return nil, ledgerError("daily volume", err)
@@ -392,15 +400,15 @@ func (r ledgerRepo) DailyVolume(ctx context.Context, env core.Environment, tenan
 // postings' (account_id, created_at, sequence) key.
 const movementsSQL = `
 SELECT p.transfer_id, p.account_id, p.posted_delta, count(*) OVER ()
-FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id
-WHERE a.tenant_id = $1 AND a.environment = $2 AND a.kind = ANY($3::text[]) AND p.posted_delta <> 0
+FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id AND a.home_tenant_id = p.home_tenant_id
+WHERE a.tenant_id = $1 AND a.home_tenant_id = $1 AND p.home_tenant_id = $1 AND a.environment = $2 AND a.kind = ANY($3::text[]) AND p.posted_delta <> 0
   AND p.created_at >= $4 AND ($5::timestamptz IS NULL OR p.created_at < $5)
 ORDER BY p.created_at, p.sequence, p.account_id LIMIT $6 OFFSET $7`
 
 const movementCountSQL = `
 SELECT count(*)
-FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id
-WHERE a.tenant_id = $1 AND a.environment = $2 AND a.kind = ANY($3::text[]) AND p.posted_delta <> 0
+FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id AND a.home_tenant_id = p.home_tenant_id
+WHERE a.tenant_id = $1 AND a.home_tenant_id = $1 AND p.home_tenant_id = $1 AND a.environment = $2 AND a.kind = ANY($3::text[]) AND p.posted_delta <> 0
   AND p.created_at >= $4 AND ($5::timestamptz IS NULL OR p.created_at < $5)`
 
 type movementKey struct {
@@ -497,8 +505,9 @@ func (r ledgerRepo) transfersByID(ctx context.Context, ids []string) (map[string
 // shares are a few rows per tenant among every account.
 const sweepableSharesSQL = `
 SELECT ` + accountColumns + `, b.posted, b.pending_debits, b.pending_credits,
-    (SELECT p.sequence FROM ledger_postings p WHERE p.account_id = a.id ORDER BY p.created_at DESC, p.sequence DESC LIMIT 1)
-FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id
+    (SELECT p.sequence FROM ledger_postings p WHERE p.account_id = a.id AND p.home_tenant_id = a.home_tenant_id
+        ORDER BY p.created_at DESC, p.sequence DESC LIMIT 1)
+FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id AND b.home_tenant_id = a.home_tenant_id
 WHERE a.tenant_id IS NULL AND a.home_tenant_id <> '' AND a.id > $1 AND a.kind = ANY ($2::text[])
     AND b.posted <> 0 AND b.pending_debits = 0 AND b.pending_credits = 0
 ORDER BY a.id LIMIT $3`

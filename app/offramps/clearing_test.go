@@ -31,8 +31,14 @@ func TestClearingOf_FindsTheMoneyWhereTheSubmissionLeftIt(t *testing.T) {
 	submit := func(p offramp.Payment, to ledger.AccountSpec) {
 		t.Helper()
 		err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-			accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.World(p.Environment, kernel.ServiceAsset, "test"), to)
+			// From the sender's locked account, as a submission is: the transfer's home is the sender.
+			accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.OfframpLocked(p.Environment, kernel.ServiceAsset, p.SenderTenantID, p.ID), to,
+				ledger.World(p.Environment, kernel.ServiceAsset, "test"))
 			if err != nil {
+				return err
+			}
+			if _, _, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: p.LedgerRef("lock", p.Attempt), Type: ledger.TypePosted,
+				Environment: p.Environment, Asset: kernel.ServiceAsset, Postings: ledger.Move(accs[2].ID, accs[0].ID, 5)}.MustValidate()); err != nil {
 				return err
 			}
 			_, _, err = tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: p.LedgerRef("submit", p.Attempt), Type: ledger.TypePosted,

@@ -268,25 +268,25 @@ func (w world) rehashChainOf(t *testing.T, victim string) {
 	if err := w.db.QueryRow(`SELECT environment, stripe FROM ledger_chain WHERE transfer_id = $1`, victim).Scan(&env, &stripe); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := w.db.Query(`SELECT transfer_id, position FROM ledger_chain WHERE environment = $1 AND stripe = $2 ORDER BY position`, env, stripe)
+	rows, err := w.db.Query(`SELECT c.transfer_id, t.home_tenant_id FROM ledger_chain c JOIN ledger_transfers t ON t.id = c.transfer_id
+		WHERE c.environment = $1 AND c.stripe = $2 ORDER BY c.position`, env, stripe)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ids []string
+	var ids, homes []string
 	for rows.Next() {
-		var id string
-		var position int64
-		if err := rows.Scan(&id, &position); err != nil {
+		var id, home string
+		if err := rows.Scan(&id, &home); err != nil {
 			t.Fatal(err)
 		}
-		ids = append(ids, id)
+		ids, homes = append(ids, id), append(homes, home)
 	}
 	rows.Close()
 	store := w.env.Service.Store
 	var prev []byte
-	for _, id := range ids {
+	for i, id := range ids {
 		err := store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
-			st, err := tx.Ledger().Transfer(ctx, core.Environment(env), id)
+			st, err := tx.Ledger().Transfer(ctx, core.Environment(env), homes[i], id)
 			prev = ledger.ChainHash(prev, st.Transfer)
 			return err
 		})

@@ -168,7 +168,7 @@ func TestStore_HoldPostVoid(t *testing.T) {
 		var states [3]ledger.TransferState
 		m.inTx(t, func(ctx context.Context, tx ports.Tx) error {
 			for i, id := range []string{h1.ID, h2.ID, posted.ID} {
-				st, err := tx.Ledger().Transfer(ctx, core.EnvTest, id)
+				st, err := tx.Ledger().Transfer(ctx, core.EnvTest, payer.Home(), id)
 				if err != nil {
 					return err
 				}
