@@ -13,3 +13,13 @@ func RemembersAccount(s *Store, env, asset, reference string) bool {
 	_, ok := s.refs.get(accountKey{core.Environment(env), asset, reference})
 	return ok
 }
+
+// ForgetAccounts drops accounts from the process's account cache, so that the next read of
+// them goes to the database.
+func ForgetAccounts(ids ...string) {
+	cachedAccounts.mu.Lock()
+	defer cachedAccounts.mu.Unlock()
+	for _, id := range ids {
+		delete(cachedAccounts.m, id)
+	}
+}

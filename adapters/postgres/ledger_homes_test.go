@@ -1,0 +1,65 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
+)
+
+// TestLedgerAccounts_ReadByIDInTheHomeTheirLookupRowNames: opening an account writes its
+// ledger_account lookup row with its home; a read by id the account cache cannot answer (the
+// cache's fill, Balances, the commit pipeline's load) reads the account's rows in the home that
+// row names, so an account whose lookup row names another home is not found there.
+func TestLedgerAccounts_ReadByIDInTheHomeTheirLookupRowNames(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := newPipeDB(t, 2)
+	a, b := p.accounts[0], p.accounts[1]
+	for _, acc := range []ledger.Account{p.world, a, b} {
+		var home string
+		err := p.db.QueryRowContext(ctx, `SELECT tenant_id FROM tenant_lookups WHERE kind = 'ledger_account' AND lookup_key = ?`, acc.ID).Scan(&home)
+		if err != nil || home != acc.Home() {
+			t.Fatalf("lookup row of %s: home %q, %v; want %q", acc.Reference, home, err, acc.Home())
+		}
+	}
+
+	balances := func(ids ...string) map[string]ledger.Balance {
+		t.Helper()
+		postgres.ForgetAccounts(ids...)
+		var out map[string]ledger.Balance
+		if err := p.direct.InTx(ctx, func(ctx context.Context, tx ports.Tx) (err error) {
+			out, err = tx.Ledger().Balances(ctx, ids)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := balances(a.ID, b.ID); len(got) != 2 {
+		t.Fatalf("Balances from an empty cache: %+v, want both accounts", got)
+	}
+
+	// Through the commit pipeline, from an empty cache: the batch loads the accounts the same way.
+	postgres.ForgetAccounts(p.world.ID, a.ID)
+	pipe := p.pipeline(t, postgres.PipelineOptions{Lanes: 1})
+	if err := pipe.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		_, _, err := tx.Ledger().Post(ctx, time.Now(), move("homes-fund", p.world.ID, a.ID, 7))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := balances(a.ID); got[a.ID].Posted != 7 {
+		t.Fatalf("after the pipeline's transfer: %+v", got)
+	}
+
+	if _, err := p.db.ExecContext(ctx, `UPDATE tenant_lookups SET tenant_id = 'ten_elsewhere' WHERE kind = 'ledger_account' AND lookup_key = ?`, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := balances(a.ID, b.ID); len(got) != 1 || got[a.ID].Posted != 7 {
+		t.Fatalf("Balances with b's lookup row naming another home: %+v, want a alone", got)
+	}
+}
