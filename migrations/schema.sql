@@ -606,6 +606,11 @@ CREATE TABLE public.job_workers (
     heartbeat_at timestamp with time zone DEFAULT now() NOT NULL
 );
 
+CREATE TABLE public.ledger_account_homes (
+    account_id text NOT NULL,
+    home_tenant_id text NOT NULL
+);
+
 CREATE TABLE public.ledger_accounts (
     id text NOT NULL,
     environment text NOT NULL,
@@ -1677,6 +1682,9 @@ ALTER TABLE ONLY public.invoices
 
 ALTER TABLE ONLY public.job_workers
     ADD CONSTRAINT job_workers_pkey PRIMARY KEY (client_id);
+
+ALTER TABLE ONLY public.ledger_account_homes
+    ADD CONSTRAINT ledger_account_homes_pkey PRIMARY KEY (account_id);
 
 ALTER TABLE ONLY public.ledger_accounts
     ADD CONSTRAINT ledger_accounts_pkey PRIMARY KEY (id, home_tenant_id);

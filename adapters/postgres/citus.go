@@ -124,7 +124,7 @@ var CitusPlan = concatPlans(
 		"payout_destinations",
 		"offramp_payments", "route_quotes", "offramp_returns", "offramp_hold_rechecks", "offramp_review_approvals",
 		"offramp_claims", "offramp_claim_links", "offramp_claim_challenges", "offramp_escrow_events",
-		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers",
+		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers", "ledger_account_homes",
 		"ledger_chain", "ledger_chain_heads"),
 )
 

@@ -246,8 +246,8 @@ RETURNING account_id, home_tenant_id`
 
 // insertAccountHomesSQL writes the lookup rows of accounts just opened ($1 ids, $2 homes): how
 // a reader given only an account's id finds its home.
-const insertAccountHomesSQL = `INSERT INTO tenant_lookups (lookup_key, kind, tenant_id)
-SELECT k.id, '` + lookupLedgerAccount + `', k.home FROM unnest($1::text[], $2::text[]) AS k(id, home)`
+const insertAccountHomesSQL = `INSERT INTO ledger_account_homes (account_id, home_tenant_id)
+SELECT k.id, k.home FROM unnest($1::text[], $2::text[]) AS k(id, home)`
 
 // insertAccounts creates the accounts of specs missing from found, validated as NewAccount
 // validates them. Rows are inserted in reference order so two openers never wait on each
@@ -324,11 +324,10 @@ func (c *accountCache) put(a ledger.Account) {
 	c.m[a.ID] = a
 }
 
-// accountHomesSQL reads the homes of accounts by id from their lookup rows (kind
-// ledger_account, written with each account): an account id does not tell its home, and the
-// home names the account's row.
-const accountHomesSQL = `SELECT l.lookup_key, l.tenant_id FROM tenant_lookups l
-WHERE l.lookup_key = ANY($1::text[]) AND l.kind = '` + lookupLedgerAccount + `'`
+// accountHomesSQL reads the homes of accounts by id from their lookup rows
+// (ledger_account_homes, written with each account): an account id does not tell its home,
+// and the home names the account's row.
+const accountHomesSQL = `SELECT h.account_id, h.home_tenant_id FROM ledger_account_homes h WHERE h.account_id = ANY($1::text[])`
 
 // accountsByIDSQL reads accounts by id in the homes their lookup rows named.
 const accountsByIDSQL = `SELECT ` + accountColumns + ` FROM ledger_accounts a

@@ -11,7 +11,7 @@ import (
 )
 
 // TestLedgerAccounts_ReadByIDInTheHomeTheirLookupRowNames: opening an account writes its
-// ledger_account lookup row with its home; a read by id the account cache cannot answer (the
+// ledger_account_homes row with its home; a read by id the account cache cannot answer (the
 // cache's fill, Balances, the commit pipeline's load) reads the account's rows in the home that
 // row names, so an account whose lookup row names another home is not found there.
 func TestLedgerAccounts_ReadByIDInTheHomeTheirLookupRowNames(t *testing.T) {
@@ -21,7 +21,7 @@ func TestLedgerAccounts_ReadByIDInTheHomeTheirLookupRowNames(t *testing.T) {
 	a, b := p.accounts[0], p.accounts[1]
 	for _, acc := range []ledger.Account{p.world, a, b} {
 		var home string
-		err := p.db.QueryRowContext(ctx, `SELECT tenant_id FROM tenant_lookups WHERE kind = 'ledger_account' AND lookup_key = ?`, acc.ID).Scan(&home)
+		err := p.db.QueryRowContext(ctx, `SELECT home_tenant_id FROM ledger_account_homes WHERE account_id = ?`, acc.ID).Scan(&home)
 		if err != nil || home != acc.Home() {
 			t.Fatalf("lookup row of %s: home %q, %v; want %q", acc.Reference, home, err, acc.Home())
 		}
@@ -56,7 +56,7 @@ func TestLedgerAccounts_ReadByIDInTheHomeTheirLookupRowNames(t *testing.T) {
 		t.Fatalf("after the pipeline's transfer: %+v", got)
 	}
 
-	if _, err := p.db.ExecContext(ctx, `UPDATE tenant_lookups SET tenant_id = 'ten_elsewhere' WHERE kind = 'ledger_account' AND lookup_key = ?`, b.ID); err != nil {
+	if _, err := p.db.ExecContext(ctx, `UPDATE ledger_account_homes SET home_tenant_id = 'ten_elsewhere' WHERE account_id = ?`, b.ID); err != nil {
 		t.Fatal(err)
 	}
 	if got := balances(a.ID, b.ID); len(got) != 1 || got[a.ID].Posted != 7 {

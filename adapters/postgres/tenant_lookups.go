@@ -19,7 +19,6 @@ const (
 	lookupCheckoutDeposit = "checkout_deposit" // a checkout's deposit address (unique across tenants)
 	lookupBillNonce       = "bill_nonce"       // a signer's used nonce (single-use across payers)
 	lookupPhoneAlias      = "phone_alias"      // a verified phone (which tenant owns it)
-	lookupLedgerAccount   = "ledger_account"   // a ledger account's id (its home, "" for a platform account proper)
 )
 
 // insertLookupSQL records which tenant a value belongs to. It has server-side parameters

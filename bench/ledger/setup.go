@@ -176,8 +176,8 @@ SELECT 'acc_bench' || lpad(n::text, 21, '0'), 'TEST', 'USDC', 'ten_bench', 'tena
 FROM generate_series(0, ?) AS n;
 INSERT INTO ledger_balances (account_id, non_negative, home_tenant_id)
 SELECT id, true, home_tenant_id FROM ledger_accounts WHERE tenant_id = 'ten_bench';
-INSERT INTO tenant_lookups (lookup_key, kind, tenant_id)
-SELECT id, 'ledger_account', home_tenant_id FROM ledger_accounts WHERE tenant_id = 'ten_bench';`, b.o.accounts)
+INSERT INTO ledger_account_homes (account_id, home_tenant_id)
+SELECT id, home_tenant_id FROM ledger_accounts WHERE tenant_id = 'ten_bench';`, b.o.accounts)
 	if err != nil {
 		return err
 	}

@@ -1,1 +1,0 @@
-DELETE FROM tenant_lookups WHERE kind = 'ledger_account';
