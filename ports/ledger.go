@@ -22,8 +22,11 @@ type LedgerRepo interface {
 	// yet (get-or-create by environment, asset and reference, safe under concurrency). A
 	// reference that exists with another spec is LEDGER_REFERENCE_CONFLICT.
 	OpenAccounts(ctx context.Context, now time.Time, specs ...ledger.AccountSpec) ([]ledger.Account, error)
-	// FindAccountByReference returns an existing account, or ACCOUNT_NOT_FOUND.
-	FindAccountByReference(ctx context.Context, env core.Environment, asset, reference string) (ledger.Account, error)
+	// FindAccountByReference returns an existing account, or ACCOUNT_NOT_FOUND. home is the
+	// account's home (ledger.Account.Home: its tenant, a share's tenant, "" for a platform
+	// account proper): the caller names where it lives, and an account of another home is not
+	// found.
+	FindAccountByReference(ctx context.Context, env core.Environment, asset, home, reference string) (ledger.Account, error)
 	// Post records the transfer spec describes, deciding it at now (or at the latest transfer
 	// time of its accounts, if later: each account's history is ordered in time). Posting a
 	// reference that is already recorded writes nothing and returns the recorded transfer with

@@ -419,11 +419,11 @@ func homesOf(accounts map[string]ledger.Account) []string {
 	return homes
 }
 
-// FindAccountByReference returns an existing account or ACCOUNT_NOT_FOUND. It is given no
-// tenant, so it cannot name the account's home: a lookup by reference alone (operator and
-// report paths; the money paths open their accounts by spec).
-func (r ledgerRepo) FindAccountByReference(ctx context.Context, env core.Environment, asset, reference string) (ledger.Account, error) {
-	found, err := r.accountsByReferenceAnyHome(ctx, []ledger.AccountSpec{{Environment: env, Asset: asset, Reference: reference}})
+// FindAccountByReference returns an existing account of home, or ACCOUNT_NOT_FOUND: the
+// reference and the home name the account's row.
+func (r ledgerRepo) FindAccountByReference(ctx context.Context, env core.Environment, asset, home, reference string) (ledger.Account, error) {
+	rows, err := r.q.QueryContext(ctx, accountsByReferenceSQL, []string{string(env)}, []string{asset}, []string{reference}, []string{home})
+	found, err := r.scanFoundAccounts(ctx, rows, err, 1)
 	if err != nil {
 		return ledger.Account{}, err
 	}

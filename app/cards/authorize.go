@@ -346,7 +346,7 @@ func issuerClearingOf(ctx context.Context, tx txView, c card.Card, a card.Author
 	if err != nil {
 		return share, err
 	}
-	acc, err := tx.Ledger().FindAccountByReference(ctx, c.Environment, kernel.ServiceAsset, share.Reference)
+	acc, err := tx.Ledger().FindAccountByReference(ctx, c.Environment, kernel.ServiceAsset, c.TenantID, share.Reference)
 	if core.HasCode(err, core.CodeAccountNotFound) {
 		return platform, nil
 	}

@@ -142,8 +142,8 @@ func (l *guardedLedger) OpenAccounts(ctx context.Context, now time.Time, specs .
 	return accs, err
 }
 
-func (l *guardedLedger) FindAccountByReference(ctx context.Context, env core.Environment, asset, reference string) (ledger.Account, error) {
-	a, err := l.LedgerRepo.FindAccountByReference(ctx, env, asset, reference)
+func (l *guardedLedger) FindAccountByReference(ctx context.Context, env core.Environment, asset, home, reference string) (ledger.Account, error) {
+	a, err := l.LedgerRepo.FindAccountByReference(ctx, env, asset, home, reference)
 	if err == nil {
 		l.remember(a)
 	}

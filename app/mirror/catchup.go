@@ -40,7 +40,7 @@ func (s *Service) CatchUpWalletMirror(ctx context.Context, tenantID string, env 
 		return err
 	}
 	for range maxCatchUpRuns {
-		posted, err := s.mirroredBalance(ctx, env, walletID)
+		posted, err := s.mirroredBalance(ctx, tenantID, env, walletID)
 		if err != nil || big.NewInt(posted).Cmp(onchain) >= 0 {
 			return err
 		}
@@ -57,10 +57,10 @@ func (s *Service) CatchUpWalletMirror(ctx context.Context, tenantID string, env 
 
 // mirroredBalance is the posted balance of the wallet's mirror account (0 before its first
 // indexed transfer).
-func (s *Service) mirroredBalance(ctx context.Context, env core.Environment, walletID string) (int64, error) {
+func (s *Service) mirroredBalance(ctx context.Context, tenantID string, env core.Environment, walletID string) (int64, error) {
 	var posted int64
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
-		account, err := tx.Ledger().FindAccountByReference(ctx, env, ledger.AssetUSDC, ledger.WalletOnchainRef(walletID))
+		account, err := tx.Ledger().FindAccountByReference(ctx, env, ledger.AssetUSDC, tenantID, ledger.WalletOnchainRef(walletID))
 		if isAccountNotFound(err) {
 			return nil
 		}

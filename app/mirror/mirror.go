@@ -389,7 +389,8 @@ func settlementSource(ctx context.Context, tx txView, platform ledger.AccountSpe
 		return platform, nil
 	}
 	have := func(spec ledger.AccountSpec) (bool, error) {
-		acc, err := tx.Ledger().FindAccountByReference(ctx, spec.Environment, spec.Asset, spec.Reference)
+		home := ledger.Account{TenantID: spec.TenantID, Reference: spec.Reference}.Home()
+		acc, err := tx.Ledger().FindAccountByReference(ctx, spec.Environment, spec.Asset, home, spec.Reference)
 		if core.HasCode(err, core.CodeAccountNotFound) {
 			return false, nil
 		}

@@ -138,7 +138,7 @@ func clearingOf(ctx context.Context, tx txView, p offramp.Payment) (ledger.Accou
 	if err != nil {
 		return share, err
 	}
-	acc, err := tx.Ledger().FindAccountByReference(ctx, p.Environment, kernel.ServiceAsset, share.Reference)
+	acc, err := tx.Ledger().FindAccountByReference(ctx, p.Environment, kernel.ServiceAsset, p.SenderTenantID, share.Reference)
 	if core.HasCode(err, core.CodeAccountNotFound) {
 		return ledger.ProviderClearing(p.Environment, kernel.ServiceAsset, p.Provider), nil
 	}

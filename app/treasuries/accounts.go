@@ -157,7 +157,7 @@ func (s *Service) accruedYield(ctx context.Context, a treasury.Account) (map[str
 	out := map[string]int64{}
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		for _, b := range a.Buckets {
-			acc, err := tx.Ledger().FindAccountByReference(ctx, a.Environment, ledger.AssetUSDC, ledger.TreasuryYieldRef(b.ID))
+			acc, err := tx.Ledger().FindAccountByReference(ctx, a.Environment, ledger.AssetUSDC, a.TenantID, ledger.TreasuryYieldRef(b.ID))
 			if errors.Is(err, core.ErrAccountNotFound) {
 				continue
 			}

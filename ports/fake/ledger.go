@@ -28,8 +28,12 @@ func (r ledgerRepo) OpenAccounts(_ context.Context, now time.Time, specs ...ledg
 	return out, nil
 }
 
-func (r ledgerRepo) FindAccountByReference(_ context.Context, env core.Environment, asset, reference string) (ledger.Account, error) {
-	return r.s.state.book.FindAccount(env, asset, reference)
+func (r ledgerRepo) FindAccountByReference(_ context.Context, env core.Environment, asset, home, reference string) (ledger.Account, error) {
+	a, err := r.s.state.book.FindAccount(env, asset, reference)
+	if err == nil && a.Home() != home {
+		return ledger.Account{}, core.NotFound(core.CodeAccountNotFound, "account "+reference)
+	}
+	return a, err
 }
 
 // Post decides at now, or at the latest transfer time of the accounts involved when that is

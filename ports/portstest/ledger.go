@@ -110,11 +110,14 @@ func ledgerOpenAccounts(t *testing.T, s ports.Store) {
 			return err
 		}
 		again = accs[0]
-		found, err := l.FindAccountByReference(ctx, core.EnvTest, ledger.AssetUSDC, spec.Reference)
+		found, err := l.FindAccountByReference(ctx, core.EnvTest, ledger.AssetUSDC, tenantID, spec.Reference)
 		if err != nil || found.ID != first.ID {
 			t.Errorf("FindAccountByReference = %+v, %v; want %s", found, err, first.ID)
 		}
-		_, err = l.FindAccountByReference(ctx, core.EnvLive, ledger.AssetUSDC, spec.Reference)
+		_, err = l.FindAccountByReference(ctx, core.EnvLive, ledger.AssetUSDC, tenantID, spec.Reference)
+		wantCode(t, err, core.CodeAccountNotFound)
+		// The caller names the account's home: in another home it is not there.
+		_, err = l.FindAccountByReference(ctx, core.EnvTest, ledger.AssetUSDC, "", spec.Reference)
 		wantCode(t, err, core.CodeAccountNotFound)
 		other := spec
 		other.NonNegative = false
@@ -281,7 +284,7 @@ func ledgerRollback(t *testing.T, s ports.Store) {
 		t.Fatalf("a rolled-back post moved money: %+v", b)
 	}
 	inTx(t, s, func(ctx context.Context, l ports.LedgerRepo) error {
-		_, err := l.FindAccountByReference(ctx, core.EnvTest, ledger.AssetUSDC, ledger.TenantAvailableRef("rolled-"+payee.ID))
+		_, err := l.FindAccountByReference(ctx, core.EnvTest, ledger.AssetUSDC, "rolled-"+payee.ID, ledger.TenantAvailableRef("rolled-"+payee.ID))
 		wantCode(t, err, core.CodeAccountNotFound)
 		_, replayed, err := l.Post(ctx, ledgerNow(), spec)
 		if err != nil || replayed {

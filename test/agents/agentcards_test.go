@@ -23,13 +23,14 @@ import (
 func awaitMirrored(t *testing.T, walletID string, posted int64) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
+	tenantID := walletTenant(t, walletID)
 	for {
 		if err := env().Service.Mirror.RequestChainIndex(context.Background(), core.EnvTest); err != nil {
 			t.Fatal(err)
 		}
 		var b ledger.Balance
 		err := env().Service.Store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
-			account, err := tx.Ledger().FindAccountByReference(ctx, core.EnvTest, ledger.AssetUSDC, ledger.WalletOnchainRef(walletID))
+			account, err := tx.Ledger().FindAccountByReference(ctx, core.EnvTest, ledger.AssetUSDC, tenantID, ledger.WalletOnchainRef(walletID))
 			if err != nil {
 				return err
 			}
@@ -384,4 +385,16 @@ func TestAgents_CardIssueWalletNotDeployed(t *testing.T) {
 	if list := ten.Root.Get("/v1/cards").Expect(t, 200).JSON(t); list["total"] != float64(0) {
 		t.Fatalf("cards: %v", list)
 	}
+}
+
+// walletTenant is the wallet's tenant: the home of its mirror account, which a read by
+// reference names.
+func walletTenant(t *testing.T, walletID string) string {
+	t.Helper()
+	var tenantID string
+	err := env().Service.Store.DB().QueryRowContext(context.Background(), `SELECT tenant_id FROM wallets WHERE id = ?`, walletID).Scan(&tenantID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tenantID
 }

@@ -117,8 +117,9 @@ func storeWallet(t *testing.T, w wallet.Wallet) {
 func ledgerBalance(t *testing.T, env core.Environment, walletID string) int64 {
 	t.Helper()
 	var posted int64
+	tenantID := walletTenant(t, walletID)
 	inTx(t, func(ctx context.Context, tx ports.Tx) error {
-		account, err := tx.Ledger().FindAccountByReference(ctx, env, ledger.AssetUSDC, ledger.WalletOnchainRef(walletID))
+		account, err := tx.Ledger().FindAccountByReference(ctx, env, ledger.AssetUSDC, tenantID, ledger.WalletOnchainRef(walletID))
 		if err != nil {
 			return err
 		}
@@ -127,4 +128,16 @@ func ledgerBalance(t *testing.T, env core.Environment, walletID string) int64 {
 		return err
 	})
 	return posted
+}
+
+// walletTenant is the wallet's tenant: the home of its mirror account, which a read by
+// reference names.
+func walletTenant(t *testing.T, walletID string) string {
+	t.Helper()
+	var tenantID string
+	err := env().Service.Store.DB().QueryRowContext(context.Background(), `SELECT tenant_id FROM wallets WHERE id = ?`, walletID).Scan(&tenantID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tenantID
 }

@@ -152,8 +152,9 @@ func index(t *testing.T) {
 func ledgerBalance(t *testing.T, address common.Address) int64 {
 	t.Helper()
 	var posted int64
+	tenantID := walletTenant(t, walletIDs[address])
 	inTx(t, func(ctx context.Context, tx ports.Tx) error {
-		account, err := tx.Ledger().FindAccountByReference(ctx, core.EnvTest, ledger.AssetUSDC, ledger.WalletOnchainRef(walletIDs[address]))
+		account, err := tx.Ledger().FindAccountByReference(ctx, core.EnvTest, ledger.AssetUSDC, tenantID, ledger.WalletOnchainRef(walletIDs[address]))
 		var domain *core.Error
 		if errors.As(err, &domain) && domain.Code == core.CodeAccountNotFound {
 			return nil
@@ -175,4 +176,16 @@ func onchain(t *testing.T, address common.Address) int64 {
 		t.Fatal(err)
 	}
 	return b.Int64()
+}
+
+// walletTenant is the wallet's tenant: the home of its mirror account, which a read by
+// reference names.
+func walletTenant(t *testing.T, walletID string) string {
+	t.Helper()
+	var tenantID string
+	err := env().Service.Store.DB().QueryRowContext(context.Background(), `SELECT tenant_id FROM wallets WHERE id = ?`, walletID).Scan(&tenantID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tenantID
 }
