@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/test/harness"
 	"github.com/corridorhq/corridor/test/testdb"
@@ -36,11 +34,7 @@ func TestCrash_BetweenTheTenantLegs(t *testing.T) {
 	go recipient.Root.PostIgnoringAnswer("/v1/offramp/payments/"+payID+"/confirm", `{}`)
 
 	first.waitKilled(t)
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := dbConn(t, url)
 	legs := `SELECT count(*) FROM ledger_transfers WHERE reference LIKE 'offramp:' || $1 || ':' || $2 || ':%'`
 	if status := text(t, conn, `SELECT status FROM offramp_payments WHERE id = $1`, payID); status != "DELIVERED" {
 		t.Fatalf("at the crash the payment is %s, want DELIVERED (the sender's leg committed)", status)

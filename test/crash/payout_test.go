@@ -38,11 +38,7 @@ func TestCrash_PayoutSubmittedBeforeItsRecord(t *testing.T) {
 	go recipient.Root.PostIgnoringAnswer("/v1/offramp/payments/"+payID+"/confirm", `{}`)
 
 	first.waitKilled(t)
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := dbConn(t, url)
 	if n := count(t, conn, `SELECT count(*) FROM payout_mock_transfers`); n != 1 {
 		t.Fatalf("the provider holds %d payouts at the crash, want the 1 it accepted", n)
 	}
@@ -131,6 +127,17 @@ func runCheck(t *testing.T, bin, url string, extra ...string) (string, int) {
 		t.Fatal(err)
 	}
 	return string(out), 0
+}
+
+// dbConn connects to the crash test's database for its checks, closed when the test ends.
+func dbConn(t *testing.T, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return conn
 }
 
 func count(t *testing.T, conn *pgx.Conn, sql string, args ...any) int {

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/test/harness"
 	"github.com/corridorhq/corridor/test/testdb"
@@ -44,11 +42,7 @@ func TestCrash_SubmissionCutOffDeliversOnItsConfirmedQuote(t *testing.T) {
 	go recipient.Root.PostIgnoringAnswer("/v1/offramp/payments/"+payID+"/confirm", `{}`)
 	first.waitKilled(t)
 
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := dbConn(t, url)
 	second := startShipped(t, bin, url, "")
 	env.BaseURL = second.base
 	// The payment must not wait for River's own stuck-job rescue (an hour): the event that shows

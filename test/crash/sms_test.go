@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/test/harness"
 	"github.com/corridorhq/corridor/test/testdb"
@@ -28,11 +26,7 @@ func TestCrash_SMSSentBeforeItsJobCompleted(t *testing.T) {
 	// and find the alias in the database.
 	go ten.Root.PostIgnoringAnswer("/v1/phone-aliases", `{"phone":"+14155550177"}`)
 	first.waitKilled(t)
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := dbConn(t, url)
 	aliasID := text(t, conn, `SELECT id FROM phone_aliases WHERE tenant_id = $1`, ten.ID)
 	if n := count(t, conn, `SELECT count(*) FROM sms_messages`); n != 1 {
 		t.Fatalf("the gateway holds %d texts at the crash, want the 1 it took", n)

@@ -2,10 +2,8 @@ package payouts
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"math/big"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -13,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/corridorhq/corridor/adapters/payout"
-	"github.com/corridorhq/corridor/app/offramps"
 	"github.com/corridorhq/corridor/test/harness"
 )
 
@@ -199,10 +196,7 @@ func driveByWebhooks(t *testing.T, sender *harness.Tenant, provider, id, want st
 			return
 		}
 		body := []byte(fmt.Sprintf(`{"eventId":"evt_%s_%d","reference":%q}`, id, i, ref))
-		stamp := strconv.FormatInt(time.Now().Unix(), 10)
-		sig := hex.EncodeToString(offramps.SignWebhook([]byte(harness.WebhookSecret), stamp, body))
-		env().Client(t).With(offramps.WebhookTimestampHeader, stamp).With(offramps.WebhookSignatureHeader, sig).
-			Do("POST", "/v1/providers/"+provider+"/webhooks", body).Expect(t, 200)
+		env().ProviderWebhook(t, provider, body, harness.WebhookSecret, time.Now()).Expect(t, 200)
 	}
 }
 
