@@ -1,13 +1,11 @@
 package crash
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/test/harness"
-	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // TestCrash_BetweenTheTenantLegs: a payment into another tenant's service balance is two
@@ -19,11 +17,7 @@ import (
 // cross-tenant-legs line ok.
 func TestCrash_BetweenTheTenantLegs(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	url := testdb.NewDatabase(ctx, t)
-	bin := buildCrashBinary(t)
-	first := startService(t, bin, url, kernel.CrashBetweenTenantLegs)
-	env := crashEnv(t, first.base, url)
+	url, bin, first, env := crashSetup(t, kernel.CrashBetweenTenantLegs, false)
 	sender, recipient := env.NewTenant(t), env.NewTenant(t)
 	sender.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "50"}).Expect(t, 201)
 	phone := verifiedRecipient(t, recipient.Root)

@@ -24,11 +24,7 @@ const usd = int64(1_000_000)
 // the client's retried create replays the same payment, and `corridor check` passes.
 func TestCrash_PayoutSubmittedBeforeItsRecord(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	url := testdb.NewDatabase(ctx, t)
-	bin := buildCrashBinary(t)
-	first := startService(t, bin, url, kernel.CrashPayoutSubmitted)
-	env := crashEnv(t, first.base, url)
+	url, bin, first, env := crashSetup(t, kernel.CrashPayoutSubmitted, false)
 	sender, recipient, phone := offrampParties(t, env)
 	create := sender.Root.With("Idempotency-Key", "crash-pay-"+sender.ID)
 	body := map[string]any{"phone": phone, "amountUsd": "7"}
@@ -74,6 +70,21 @@ func waitDelivered(t *testing.T, c *harness.Client, id string) {
 
 // crashEnv is the harness's view of a service started by this package at base over the
 // database at url: sessions signed with the harness's secret.
+// crashSetup starts one crash test: a database of its own, the crash binary and a first service
+// that dies at crashPoint (with the shipped stuck-job rescue when shipped), with a client
+// environment on it.
+func crashSetup(t *testing.T, crashPoint string, shipped bool) (url, bin string, first *service, env *harness.Env) {
+	t.Helper()
+	url = testdb.NewDatabase(context.Background(), t)
+	bin = buildCrashBinary(t)
+	if shipped {
+		first = startShipped(t, bin, url, crashPoint)
+	} else {
+		first = startService(t, bin, url, crashPoint)
+	}
+	return url, bin, first, crashEnv(t, first.base, url)
+}
+
 func crashEnv(t *testing.T, base, url string) *harness.Env {
 	t.Helper()
 	idp, err := identity.NewSandbox(harness.SessionSecret)

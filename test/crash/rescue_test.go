@@ -7,7 +7,6 @@ import (
 
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/test/harness"
-	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // shippedDefaults drops the package's quick stuck-job rescue from a run's environment, so the
@@ -32,10 +31,7 @@ func shippedDefaults(env []string) []string {
 func TestCrash_SubmissionCutOffDeliversOnItsConfirmedQuote(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	url := testdb.NewDatabase(ctx, t)
-	bin := buildCrashBinary(t)
-	first := startShipped(t, bin, url, kernel.CrashPayoutSubmitted)
-	env := crashEnv(t, first.base, url)
+	url, bin, first, env := crashSetup(t, kernel.CrashPayoutSubmitted, true)
 	sender, recipient, phone := offrampParties(t, env)
 	payID := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": phone, "amountUsd": "7"}).Expect(t, 201).JSON(t)["paymentId"].(string)
 	confirmedQuote := selectFirstRoute(t, recipient, payID)

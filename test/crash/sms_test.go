@@ -1,13 +1,11 @@
 package crash
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/test/harness"
-	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // TestCrash_SMSSentBeforeItsJobCompleted: the service is killed right after the SMS gateway
@@ -16,11 +14,7 @@ import (
 // verifies the alias.
 func TestCrash_SMSSentBeforeItsJobCompleted(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	url := testdb.NewDatabase(ctx, t)
-	bin := buildCrashBinary(t)
-	first := startService(t, bin, url, kernel.CrashSMSSent)
-	env := crashEnv(t, first.base, url)
+	url, bin, first, env := crashSetup(t, kernel.CrashSMSSent, false)
 	ten := env.NewTenant(t)
 	// The job may kill the process before the answer is read: send it without expecting one,
 	// and find the alias in the database.
