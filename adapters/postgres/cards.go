@@ -297,9 +297,9 @@ func (r cardRepo) WindowSpend(ctx context.Context, tenantID, cardID string, w ca
 }
 
 // addWindowSpendSQL adds an amount to a card's three windows, creating the rows it lacks. Its
-// rows are VALUES naming the tenant (not a set-returning function), so on Citus the insert, and
-// the statement it ends in CreateSpendingAuthorization, route to the tenant's shard. The casts
-// keep each parameter typed when Citus re-plans the statement for the shard.
+// rows are VALUES naming the tenant (not a set-returning function), so on Citus the insert
+// routes to the tenant's shard, as createSpendingAuthorizationSQL's does. The casts keep each
+// parameter typed when Citus re-plans the statement for the shard.
 const addWindowSpendSQL = `INSERT INTO card_spend_windows (tenant_id, card_id, window_key, spent_base_units)
 		VALUES (?::text, ?::text, ?::text, ?::bigint), (?::text, ?::text, ?::text, ?::bigint), (?::text, ?::text, ?::text, ?::bigint)
 		ON CONFLICT (tenant_id, card_id, window_key) DO UPDATE SET spent_base_units = card_spend_windows.spent_base_units + EXCLUDED.spent_base_units`
@@ -324,8 +324,8 @@ func (r cardRepo) CreateAuthorization(ctx context.Context, a card.Authorization)
 }
 
 // createSpendingAuthorizationSQL inserts an approval ($1–$23, card_authorizations' columns),
-// its event ($24–$31: id, type, data, created_at, repeatable, with the tenant, environment and
-// resource of the approval) and adds its amount to its three windows (the approval's tenant,
+// its event ($24–$28: id, type, data, created_at, repeatable, with the tenant, environment and
+// resource of the approval's) and adds its amount to its three windows (the approval's tenant,
 // card, window keys and amount), in one statement of one unchanging text: pgx prepares it once
 // per connection and PostgreSQL plans it once, where Bun's interpolation made every approval a
 // new text to parse and plan. The event's insert is recordEventQuery's, with its guard.
