@@ -190,8 +190,10 @@ func (r *scenarioResult) perRequest(before, after counters) {
 }
 
 // dumpStatements writes the statements the scenario sent, most frequent first, with their
-// calls and rows per request (-profile: <dir>/<scenario>.statements.txt), and resets the
-// counts for the next scenario. before is the sum of calls when the scenario started.
+// calls, rows and execution time per request and their mean execution time per call
+// (-profile: <dir>/<scenario>.statements.txt): a statement's execution time, unlike the
+// scenario's rate, moves little with the machine's load, so before and after a change to what
+// a request asks of PostgreSQL compare on it.
 func (t *target) dumpStatements(ctx context.Context, path string, requests uint64) error {
 	url, ok := pgURL(t.pgData, "corridor")
 	if !ok || t.cmd == nil {
@@ -202,7 +204,7 @@ func (t *target) dumpStatements(ctx context.Context, path string, requests uint6
 		return err
 	}
 	defer conn.Close(context.Background())
-	rows, err := conn.Query(ctx, `SELECT calls, rows, regexp_replace(query, '\s+', ' ', 'g')
+	rows, err := conn.Query(ctx, `SELECT calls, rows, total_exec_time, regexp_replace(query, '\s+', ' ', 'g')
 		FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
 		AND query NOT LIKE '%pg_stat%' ORDER BY calls DESC LIMIT 40`)
 	if err != nil {
@@ -210,17 +212,20 @@ func (t *target) dumpStatements(ctx context.Context, path string, requests uint6
 	}
 	var b strings.Builder
 	n := float64(max(requests, 1))
-	fmt.Fprintf(&b, "statements per request over %d requests (pg_stat_statements; calls/request, rows/request, statement)\n", requests)
+	fmt.Fprintf(&b, "statements per request over %d requests (pg_stat_statements; calls/request, rows/request, "+
+		"execution ms/request, execution µs/call, statement)\n", requests)
 	for rows.Next() {
 		var calls, nrows int64
+		var execMS float64
 		var q string
-		if err := rows.Scan(&calls, &nrows, &q); err != nil {
+		if err := rows.Scan(&calls, &nrows, &execMS, &q); err != nil {
 			return err
 		}
 		if len(q) > 160 {
 			q = q[:160] + "…"
 		}
-		fmt.Fprintf(&b, "%6.2f %6.2f  %s\n", float64(calls)/n, float64(nrows)/n, q)
+		fmt.Fprintf(&b, "%6.2f %6.2f %7.4f %8.1f  %s\n", float64(calls)/n, float64(nrows)/n, execMS/n,
+			1000*execMS/float64(max(calls, 1)), q)
 	}
 	if err := rows.Err(); err != nil {
 		return err
