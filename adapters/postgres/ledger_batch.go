@@ -250,6 +250,7 @@ func (u *unitLedger) loadNow(ctx context.Context, ids []string, ref refKey, refU
 	if refUnknown {
 		set.refs = []refKey{ref}
 	}
+	u.m.b.p.stats.unitLoads.Add(1)
 	if err := u.batch.lock(ctx, u.q, set, u.known); err != nil {
 		u.noteLock(err)
 		return err

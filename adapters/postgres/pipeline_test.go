@@ -1308,3 +1308,78 @@ func TestPipeline_HeldBackRecordFailureIsItsUnits(t *testing.T) {
 	}
 	p.verify(t)
 }
+
+// TestPipeline_ClaimLocksTheIntentsRows: a batch unit whose claim of its Idempotency-Key names
+// the rows its transfer will lock (ports.LedgerIntent) holds them once the claim returns (another
+// transaction cannot take them), and its transfer then runs no locking read of its own; units
+// without the intent each pay one. A claim that finds the key's outcome stored locks nothing.
+func TestPipeline_ClaimLocksTheIntentsRows(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 2)
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	const scope = "tenant:pipeline"
+	lockable := func(id string) bool { // another transaction can take the row at once
+		var one int
+		err := p.db.QueryRowContext(context.Background(),
+			"SELECT 1 FROM ledger_balances WHERE account_id = ? FOR UPDATE NOWAIT", id).Scan(&one)
+		return err == nil
+	}
+	deposit := func(key string, to ledger.Account, intent bool, heldAfterClaim *atomic.Bool) func(ctx context.Context, tx ports.Tx) error {
+		return func(ctx context.Context, tx ports.Tx) error {
+			cctx := ctx
+			if intent {
+				cctx = ports.WithLedgerIntent(ctx, ports.LedgerIntent{Environment: core.EnvTest,
+					Accounts: []ledger.AccountSpec{p.world.Spec(), to.Spec()}, References: []string{"claimed-" + key}})
+			}
+			rec, stored, claimed, err := tx.Idempotency().Claim(cctx, scope, core.EnvTest, key, now)
+			if err != nil {
+				return err
+			}
+			heldAfterClaim.Store(!lockable(to.ID))
+			if stored {
+				if rec.StatusCode != 201 {
+					return fmt.Errorf("replayed status %d", rec.StatusCode)
+				}
+				return nil
+			}
+			if !claimed {
+				return errors.New("the claim did not get the key")
+			}
+			if _, _, err := tx.Ledger().Post(ctx, time.Now(), move("claimed-"+key, p.world.ID, to.ID, 5)); err != nil {
+				return err
+			}
+			return tx.Idempotency().Save(ctx, ports.IdempotencyRecord{Scope: scope, Environment: core.EnvTest, Key: key,
+				Fingerprint: "f", StatusCode: 201, Body: []byte(`{}`), ContentType: "application/json", CreatedAt: now,
+				ExpiresAt: now.Add(time.Hour)})
+		}
+	}
+	var heldA, heldB, heldC, heldD, heldReplay atomic.Bool
+	if errs := submitInOrder(s, deposit("a", p.accounts[0], true, &heldA), deposit("b", p.accounts[1], true, &heldB)); errors.Join(errs...) != nil {
+		t.Fatal(errs)
+	}
+	if st := s.PipelineStats(); st.UnitLoads != 0 || st.Loads != 0 || !heldA.Load() || !heldB.Load() {
+		t.Fatalf("with the intent: stats %+v, rows held after the claim %v %v; want no locking read of the "+
+			"transfers' own, the rows held by the claims", st, heldA.Load(), heldB.Load())
+	}
+	if errs := submitInOrder(s, deposit("c", p.accounts[0], false, &heldC), deposit("d", p.accounts[1], false, &heldD)); errors.Join(errs...) != nil {
+		t.Fatal(errs)
+	}
+	if st := s.PipelineStats(); st.UnitLoads != 2 || heldC.Load() || heldD.Load() {
+		t.Fatalf("without the intent: stats %+v, rows held after the claim %v %v; want one locking read per "+
+			"transfer, nothing held by the claims", st, heldC.Load(), heldD.Load())
+	}
+	nothing := func(context.Context, ports.Tx) error { return nil } // the batch's second unit
+	if errs := submitInOrder(s, deposit("a", p.accounts[0], true, &heldReplay), nothing); errs[0] != nil || heldReplay.Load() {
+		t.Fatalf("the replay answered %v, its claim held the row: %v", errs[0], heldReplay.Load())
+	}
+	for i, a := range p.accounts {
+		if b := p.balance(t, a.ID); b.Posted != 10 {
+			t.Errorf("account %d posted %d, want 10", i, b.Posted)
+		}
+	}
+	if p.transfers(t, "claimed-a") != 1 {
+		t.Error("the replay recorded its transfer again")
+	}
+	p.verify(t)
+}
