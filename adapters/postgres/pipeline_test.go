@@ -1271,9 +1271,19 @@ func TestPipeline_AffinityKeepsOneKeyInOneLane(t *testing.T) {
 // the failure is the first unit's, not the next one's: the batch is rolled back (a rollback to
 // the next unit's savepoint would undo the first unit's statements and keep the transaction
 // going), and each unit runs again alone: the first fails with its record's error and commits
-// nothing, the second commits.
+// nothing, the second commits. The same holds when the next unit's first exchange is a claim
+// that also locks the rows its request named (claim_lock.go).
 func TestPipeline_HeldBackRecordFailureIsItsUnits(t *testing.T) {
 	t.Parallel()
+	for _, intent := range []bool{false, true} {
+		t.Run(fmt.Sprintf("intent=%v", intent), func(t *testing.T) {
+			t.Parallel()
+			heldBackRecordFailure(t, intent)
+		})
+	}
+}
+
+func heldBackRecordFailure(t *testing.T, intent bool) {
 	p := newPipeDB(t, 2)
 	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
 	now := time.Now().UTC().Truncate(time.Microsecond)
@@ -1289,7 +1299,12 @@ func TestPipeline_HeldBackRecordFailureIsItsUnits(t *testing.T) {
 			return tx.Idempotency().Save(ctx, record("bad", "BOGUS")) // the environment's CHECK refuses it
 		},
 		func(ctx context.Context, tx ports.Tx) error {
-			if _, _, claimed, err := tx.Idempotency().Claim(ctx, "tenant:pipeline", core.EnvTest, "good", now); err != nil || !claimed {
+			cctx := ctx
+			if intent {
+				cctx = ports.WithLedgerIntent(ctx, ports.LedgerIntent{Environment: core.EnvTest,
+					Accounts: []ledger.AccountSpec{p.world.Spec(), p.accounts[1].Spec()}, References: []string{"held-good"}})
+			}
+			if _, _, claimed, err := tx.Idempotency().Claim(cctx, "tenant:pipeline", core.EnvTest, "good", now); err != nil || !claimed {
 				return errors.Join(err, errors.New("the claim did not get the key"))
 			}
 			if _, _, err := tx.Ledger().Post(ctx, time.Now(), move("held-good", p.world.ID, p.accounts[1].ID, 5)); err != nil {
