@@ -22,6 +22,12 @@ import (
 // skipping rows another transaction holds otherwise), by the unit's savepoint, so a unit that
 // fails gives them back with everything else it did.
 
+// The statement runs on its generic plan (plan_cache_mode, set for it alone and reset after it,
+// both waiting on the connection and sent with it and with the next exchange: no round trip).
+// With its array parameters PostgreSQL would otherwise plan it again on every call, and planning
+// was more than half its cost (docs/performance.md). On Citus the coordinator plans distributed
+// statements itself, and the setting is left alone.
+
 // claimLockSQL is idempotency_claim ($1-$5) and the batch's locking read in one statement:
 // $6 the rows it waits for, in account-id order; $7 the rows it takes unless another
 // transaction holds them; $8 and $9 the references (environment, reference); $10 the homes
@@ -113,8 +119,17 @@ func (r idempotencyRepo) claimLocked(ctx context.Context, u *unitLedger, in port
 	for i, k := range set.refs {
 		envs[i], refs[i] = k.environment, k.reference
 	}
+	generic := !u.m.b.p.citus
+	if generic {
+		if _, err := u.q.ExecContext(ctx, "SET LOCAL plan_cache_mode = force_generic_plan", deferExec{}); err != nil {
+			return ports.IdempotencyRecord{}, false, false, err
+		}
+	}
 	rows, err := u.q.QueryContext(ctx, claimLockSQL, withPending{}, scopeTenant(scope), scope, string(env), key, now,
 		nonNil(set.wait), nonNil(set.skip), envs, refs, homesOf(u.batch.accounts))
+	if err == nil && generic {
+		defer func() { _, _ = u.q.ExecContext(ctx, "SET LOCAL plan_cache_mode = DEFAULT", deferExec{}) }()
+	}
 	if err != nil {
 		u.noteLock(err)
 		return ports.IdempotencyRecord{}, false, false, err

@@ -1324,10 +1324,27 @@ func heldBackRecordFailure(t *testing.T, intent bool) {
 	p.verify(t)
 }
 
+// plansOf checks, on the unit's connection right after its claim that locks, that the claim ran
+// on a generic plan (never planned again per call) and that the setting was put back for the
+// statements after it.
+func plansOf(ctx context.Context, t *testing.T) {
+	btx, _ := postgres.TxFromContext(ctx)
+	var generic, custom int64
+	var mode string
+	err := btx.QueryRowContext(ctx, `SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0),
+		current_setting('plan_cache_mode') FROM pg_prepared_statements
+		WHERE statement LIKE '%' || 'ok AS MATERIALIZED' || '%'`).Scan(&generic, &custom, &mode)
+	if err != nil || generic == 0 || custom != 0 || mode != "auto" {
+		t.Errorf("the claim that locks: %d generic and %d custom plans, plan_cache_mode %q after it (%v); "+
+			"want generic plans only, and auto after", generic, custom, mode, err)
+	}
+}
+
 // TestPipeline_ClaimLocksTheIntentsRows: a batch unit whose claim of its Idempotency-Key names
 // the rows its transfer will lock (ports.LedgerIntent) holds them once the claim returns (another
 // transaction cannot take them), and its transfer then runs no locking read of its own; units
 // without the intent each pay one. A claim that finds the key's outcome stored locks nothing.
+// The claim runs on its generic plan (plansOf).
 func TestPipeline_ClaimLocksTheIntentsRows(t *testing.T) {
 	t.Parallel()
 	p := newPipeDB(t, 2)
@@ -1352,6 +1369,9 @@ func TestPipeline_ClaimLocksTheIntentsRows(t *testing.T) {
 				return err
 			}
 			heldAfterClaim.Store(!lockable(to.ID))
+			if intent {
+				plansOf(ctx, t)
+			}
 			if stored {
 				if rec.StatusCode != 201 {
 					return fmt.Errorf("replayed status %d", rec.StatusCode)
