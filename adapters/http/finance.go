@@ -43,7 +43,7 @@ func (h *financeHandlers) ledgerEndpoints() []Endpoint {
 			Responses: map[int]any{200: Content{"application/json": balancesResponse{}, "text/csv": ""}}, Handler: h.getBalances},
 		{Method: "POST", Path: "/v1/sandbox/balance-deposits", Summary: "TEST only: credit the caller's service balance from the sandbox pool", Tag: "balances",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePaymentsCreate}, Request: depositRequest{},
-			Responses: map[int]any{201: depositResponse{}, 403: Envelope{}}, Handler: h.createDeposit},
+			Responses: map[int]any{201: depositResponse{}, 403: Envelope{}}, Prepare: h.prepareDeposit},
 		{Method: "GET", Path: "/v1/ledger/accounts", Summary: "The caller's ledger accounts with balances (now or as of an instant)", Tag: "ledger",
 			Auth: authRequired, Scopes: finance, Params: append([]Param{asOf}, paging...),
 			Responses: map[int]any{200: Content{"application/json": ledgerAccountListResponse{}, "text/csv": ""}}, Handler: h.listLedgerAccounts},
@@ -131,6 +131,13 @@ func (h *financeHandlers) getStatus(c *fiber.Ctx) error {
 // CSV or JSON.
 func (h *financeHandlers) getBalances(c *fiber.Ctx) error {
 	return exportRead(c, asOfQuery, h.svc.Balances, balancesCSV, toBalances)
+}
+
+// prepareDeposit names the rows the deposit will lock before its unit of work runs, so its
+// claim of the Idempotency-Key locks them in the same statement (finance.PrepareSandboxDeposit).
+func (h *financeHandlers) prepareDeposit(c *fiber.Ctx) (fiber.Handler, error) {
+	h.svc.PrepareSandboxDeposit(c.UserContext(), principal(c))
+	return h.createDeposit, nil
 }
 
 func (h *financeHandlers) createDeposit(c *fiber.Ctx) error {
