@@ -9,11 +9,13 @@ ALTER TABLE ramps DROP CONSTRAINT ramps_wallet_id_fkey;
 ALTER TABLE ramps DROP CONSTRAINT ramps_drip_id_fkey;
 ALTER TABLE ramps DROP CONSTRAINT ramps_payment_id_fkey;
 ALTER TABLE safe_payments DROP CONSTRAINT safe_payments_source_wallet_id_fkey;
-ALTER TABLE cards DROP CONSTRAINT cards_wallet_id_fkey;
-ALTER TABLE invoices DROP CONSTRAINT invoices_hold_wallet_id_fkey;
-ALTER TABLE invoices DROP CONSTRAINT invoices_refund_payment_id_fkey;
-ALTER TABLE invoices DROP CONSTRAINT invoices_release_payment_id_fkey;
-ALTER TABLE bills DROP CONSTRAINT bills_payer_payment_id_fkey;
+-- On a Citus database distributed before this migration, cards, invoices and bills lost these
+-- keys when they moved (a distributed table keeps no key to a coordinator-local one).
+ALTER TABLE cards DROP CONSTRAINT IF EXISTS cards_wallet_id_fkey;
+ALTER TABLE invoices DROP CONSTRAINT IF EXISTS invoices_hold_wallet_id_fkey;
+ALTER TABLE invoices DROP CONSTRAINT IF EXISTS invoices_refund_payment_id_fkey;
+ALTER TABLE invoices DROP CONSTRAINT IF EXISTS invoices_release_payment_id_fkey;
+ALTER TABLE bills DROP CONSTRAINT IF EXISTS bills_payer_payment_id_fkey;
 ALTER TABLE treasury_buckets DROP CONSTRAINT treasury_buckets_wallet_id_fkey;
 ALTER TABLE treasury_buckets DROP CONSTRAINT treasury_buckets_account_id_fkey;
 ALTER TABLE treasury_rules DROP CONSTRAINT treasury_rules_account_id_fkey;
@@ -76,16 +78,33 @@ ALTER TABLE ramps ADD CONSTRAINT ramps_wallet_id_fkey FOREIGN KEY (tenant_id, wa
 ALTER TABLE ramps ADD CONSTRAINT ramps_drip_id_fkey FOREIGN KEY (tenant_id, drip_id) REFERENCES drips (tenant_id, id);
 ALTER TABLE ramps ADD CONSTRAINT ramps_payment_id_fkey FOREIGN KEY (tenant_id, payment_id) REFERENCES safe_payments (tenant_id, id);
 
-ALTER TABLE cards ADD CONSTRAINT cards_wallet_id_fkey FOREIGN KEY (tenant_id, wallet_id) REFERENCES wallets (tenant_id, id);
-ALTER TABLE invoices ADD CONSTRAINT invoices_hold_wallet_id_fkey
-    FOREIGN KEY (tenant_id, hold_wallet_id) REFERENCES wallets (tenant_id, id);
-ALTER TABLE invoices ADD CONSTRAINT invoices_refund_payment_id_fkey
-    FOREIGN KEY (tenant_id, refund_payment_id) REFERENCES safe_payments (tenant_id, id);
-ALTER TABLE invoices ADD CONSTRAINT invoices_release_payment_id_fkey
-    FOREIGN KEY (tenant_id, release_payment_id) REFERENCES safe_payments (tenant_id, id);
--- A bill is its payer's, and so is the payment that pays it.
-ALTER TABLE bills ADD CONSTRAINT bills_payer_payment_id_fkey
-    FOREIGN KEY (payer_tenant_id, payer_payment_id) REFERENCES safe_payments (tenant_id, id);
+-- The keys to wallets and Safe payments from cards, invoices and bills (a bill is its payer's,
+-- and so is the payment that pays it), each added unless its table is distributed already (an
+-- upgraded Citus database, where wallets are still local until `corridor migrate` distributes).
+DO $$
+DECLARE
+    k record;
+    placed boolean;
+BEGIN
+    FOR k IN SELECT * FROM (VALUES
+        ('cards', 'cards_wallet_id_fkey', 'FOREIGN KEY (tenant_id, wallet_id) REFERENCES wallets (tenant_id, id)'),
+        ('invoices', 'invoices_hold_wallet_id_fkey', 'FOREIGN KEY (tenant_id, hold_wallet_id) REFERENCES wallets (tenant_id, id)'),
+        ('invoices', 'invoices_refund_payment_id_fkey',
+            'FOREIGN KEY (tenant_id, refund_payment_id) REFERENCES safe_payments (tenant_id, id)'),
+        ('invoices', 'invoices_release_payment_id_fkey',
+            'FOREIGN KEY (tenant_id, release_payment_id) REFERENCES safe_payments (tenant_id, id)'),
+        ('bills', 'bills_payer_payment_id_fkey',
+            'FOREIGN KEY (payer_tenant_id, payer_payment_id) REFERENCES safe_payments (tenant_id, id)')
+    ) AS v (tbl, name, def) LOOP
+        placed := false;
+        IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+            EXECUTE 'SELECT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = $1::regclass)' INTO placed USING k.tbl;
+        END IF;
+        IF NOT placed THEN
+            EXECUTE format('ALTER TABLE %I ADD CONSTRAINT %I %s', k.tbl, k.name, k.def);
+        END IF;
+    END LOOP;
+END $$;
 
 -- The treasury: a bucket takes its account's tenant.
 ALTER TABLE treasury_accounts DROP CONSTRAINT treasury_accounts_pkey;
