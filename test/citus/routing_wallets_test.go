@@ -31,7 +31,10 @@ func TestCitus_WalletAndTreasuryUnitsRouteToOneShard(t *testing.T) {
 		name string
 		fn   func(ctx context.Context, tx ports.Tx) error
 	}{
-		{"wallets", func(ctx context.Context, tx ports.Tx) (err error) { w, err = walletsUnit(ctx, tx, ten.ID, now); return err }},
+		{"wallets", func(ctx context.Context, tx ports.Tx) (err error) {
+			w, err = walletsUnit(ctx, tx, ten.ID, now)
+			return err
+		}},
 		{"a second wallet", func(ctx context.Context, tx ports.Tx) (err error) {
 			bucket, err = walletsUnit(ctx, tx, ten.ID, now)
 			return err
