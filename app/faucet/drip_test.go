@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/wallet"
 	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/ports/fake"
@@ -188,4 +189,34 @@ func TestDripWorker_InterruptedSendIsNeverRepeated(t *testing.T) {
 			t.Fatalf("drip %+v", d)
 		}
 	})
+}
+
+// TestFundWallet_DripJobCarriesTheTenant: the drip job names the drip's tenant, so its locks by
+// id route to the tenant's shard (docs/scaling.md); the drip is found under that tenant only.
+func TestFundWallet_DripJobCarriesTheTenant(t *testing.T) {
+	a, store, clock := newTestService(t, &scriptedChain{receipt: ports.TxSucceeded})
+	ctx := context.Background()
+	w := wallet.Wallet{ID: "wal_t", TenantID: "ten_t", Environment: core.EnvTest, ChainID: wallet.SandboxChainID,
+		Address: testAddress, Owners: []wallet.Owner{{Address: testAddress, Role: wallet.RoleAdminOwner}}, Threshold: 1,
+		Status: wallet.StatusDeployed, CreatedAt: clock.Now()}
+	if err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return tx.Wallets().CreateWallet(ctx, w) }); err != nil {
+		t.Fatal(err)
+	}
+	p := auth.Principal{Kind: auth.KindAPIKey, TenantID: "ten_t", Environment: core.EnvTest, Scopes: []auth.Scope{auth.ScopeRoot}}
+	asset, amount := "usdc", "5"
+	d, err := a.FundWallet(ctx, p, w.ID, FundInput{Asset: &asset, Amount: &amount})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := store.Jobs()
+	if len(jobs) != 1 || jobs[0].Args != (DripArgs{TenantID: "ten_t", DripID: d.ID}) {
+		t.Fatalf("jobs %+v, want one drip job naming tenant ten_t and drip %s", jobs, d.ID)
+	}
+	err = store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		_, err := tx.Drips().LockDrip(ctx, "ten_other", d.ID)
+		return err
+	})
+	if !core.HasCode(err, core.CodeDripNotFound) {
+		t.Errorf("another tenant's lock of the drip: err = %v, want DRIP_NOT_FOUND", err)
+	}
 }
