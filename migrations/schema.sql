@@ -1393,6 +1393,7 @@ CREATE TABLE public.treasury_buckets (
     target_bps integer NOT NULL,
     apy_bps integer NOT NULL,
     "position" integer NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT treasury_buckets_apy_bps_check CHECK (((apy_bps >= 0) AND (apy_bps <= 10000))),
     CONSTRAINT treasury_buckets_kind_check CHECK ((kind = ANY (ARRAY['OPERATING'::text, 'RESERVE'::text, 'YIELD'::text]))),
     CONSTRAINT treasury_buckets_name_check CHECK ((name <> ''::text)),
@@ -1655,16 +1656,16 @@ ALTER TABLE ONLY public.custody_keys
     ADD CONSTRAINT custody_keys_pkey PRIMARY KEY (ref);
 
 ALTER TABLE ONLY public.drips
-    ADD CONSTRAINT drips_chain_tx_hash_key UNIQUE (chain_id, tx_hash);
+    ADD CONSTRAINT drips_chain_tx_hash_key UNIQUE (tenant_id, chain_id, tx_hash);
 
 ALTER TABLE ONLY public.drips
-    ADD CONSTRAINT drips_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT drips_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.handles
-    ADD CONSTRAINT handles_pkey PRIMARY KEY (environment, handle);
+    ADD CONSTRAINT handles_pkey PRIMARY KEY (tenant_id, environment, handle);
 
 ALTER TABLE ONLY public.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (tenant_id, scope, environment, key);
@@ -1796,13 +1797,13 @@ ALTER TABLE ONLY public.provider_events
     ADD CONSTRAINT provider_events_pkey PRIMARY KEY (provider, event_id);
 
 ALTER TABLE ONLY public.ramps
-    ADD CONSTRAINT ramps_drip_id_key UNIQUE (drip_id);
+    ADD CONSTRAINT ramps_drip_id_key UNIQUE (tenant_id, drip_id);
 
 ALTER TABLE ONLY public.ramps
-    ADD CONSTRAINT ramps_payment_id_key UNIQUE (payment_id);
+    ADD CONSTRAINT ramps_payment_id_key UNIQUE (tenant_id, payment_id);
 
 ALTER TABLE ONLY public.ramps
-    ADD CONSTRAINT ramps_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT ramps_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.rate_limit_buckets
     ADD CONSTRAINT rate_limit_buckets_pkey PRIMARY KEY (key);
@@ -1844,7 +1845,7 @@ ALTER TABLE ONLY public.route_quotes
     ADD CONSTRAINT route_quotes_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.safe_payments
-    ADD CONSTRAINT safe_payments_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT safe_payments_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
@@ -1865,25 +1866,25 @@ ALTER TABLE ONLY public.tenants
     ADD CONSTRAINT tenants_slug_key UNIQUE (slug);
 
 ALTER TABLE ONLY public.treasury_accounts
-    ADD CONSTRAINT treasury_accounts_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT treasury_accounts_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_buckets
-    ADD CONSTRAINT treasury_buckets_account_id_position_key UNIQUE (account_id, "position");
+    ADD CONSTRAINT treasury_buckets_account_id_position_key UNIQUE (tenant_id, account_id, "position");
 
 ALTER TABLE ONLY public.treasury_buckets
-    ADD CONSTRAINT treasury_buckets_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT treasury_buckets_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_buckets
-    ADD CONSTRAINT treasury_buckets_wallet_id_key UNIQUE (wallet_id);
+    ADD CONSTRAINT treasury_buckets_wallet_id_key UNIQUE (tenant_id, wallet_id);
 
 ALTER TABLE ONLY public.treasury_rules
-    ADD CONSTRAINT treasury_rules_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT treasury_rules_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_sweeps
-    ADD CONSTRAINT treasury_sweeps_payment_id_key UNIQUE (payment_id);
+    ADD CONSTRAINT treasury_sweeps_payment_id_key UNIQUE (tenant_id, payment_id);
 
 ALTER TABLE ONLY public.treasury_sweeps
-    ADD CONSTRAINT treasury_sweeps_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT treasury_sweeps_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.two_phase_marks
     ADD CONSTRAINT two_phase_marks_pkey PRIMARY KEY (id);
@@ -1901,10 +1902,10 @@ ALTER TABLE ONLY public.twofactor_settings
     ADD CONSTRAINT twofactor_settings_pkey PRIMARY KEY (tenant_id, environment);
 
 ALTER TABLE ONLY public.wallets
-    ADD CONSTRAINT wallets_chain_address_key UNIQUE (chain_id, address);
+    ADD CONSTRAINT wallets_chain_address_key UNIQUE (tenant_id, chain_id, address);
 
 ALTER TABLE ONLY public.wallets
-    ADD CONSTRAINT wallets_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT wallets_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.webhook_attempts
     ADD CONSTRAINT webhook_attempts_pkey PRIMARY KEY (tenant_id, delivery_id, number);
@@ -1959,7 +1960,7 @@ CREATE INDEX contacts_tenant_idx ON public.contacts USING btree (tenant_id, envi
 
 CREATE INDEX drips_tenant_created_idx ON public.drips USING btree (tenant_id, environment, created_at);
 
-CREATE INDEX drips_wallet_created_idx ON public.drips USING btree (wallet_id, created_at);
+CREATE INDEX drips_wallet_created_idx ON public.drips USING btree (tenant_id, wallet_id, created_at);
 
 CREATE INDEX events_resource_idx ON public.events USING btree (tenant_id, resource_id, id);
 
@@ -1969,7 +1970,7 @@ CREATE INDEX events_tenant_time_idx ON public.events USING btree (tenant_id, env
 
 CREATE INDEX events_undispatched_idx ON public.events USING btree (tenant_id, id) WHERE (dispatched_at IS NULL);
 
-CREATE INDEX handles_wallet_idx ON public.handles USING btree (wallet_id);
+CREATE INDEX handles_wallet_idx ON public.handles USING btree (tenant_id, wallet_id);
 
 CREATE INDEX idempotency_keys_expires_idx ON public.idempotency_keys USING btree (expires_at);
 
@@ -2043,7 +2044,7 @@ CREATE INDEX policy_decisions_tenant_env_idx ON public.policy_decisions USING bt
 
 CREATE INDEX ramps_tenant_idx ON public.ramps USING btree (tenant_id, environment, id);
 
-CREATE INDEX ramps_wallet_idx ON public.ramps USING btree (wallet_id, id);
+CREATE INDEX ramps_wallet_idx ON public.ramps USING btree (tenant_id, wallet_id, id);
 
 CREATE INDEX ramps_window_idx ON public.ramps USING btree (tenant_id, environment, direction, created_at);
 
@@ -2075,11 +2076,11 @@ CREATE INDEX route_quotes_payment_idx ON public.route_quotes USING btree (paymen
 
 CREATE INDEX safe_payments_executing_idx ON public.safe_payments USING btree (updated_at) WHERE (status = 'EXECUTING'::text);
 
-CREATE INDEX safe_payments_source_created_idx ON public.safe_payments USING btree (source_wallet_id, created_at DESC, id DESC);
+CREATE INDEX safe_payments_source_created_idx ON public.safe_payments USING btree (tenant_id, source_wallet_id, created_at DESC, id DESC);
 
 CREATE INDEX safe_payments_tenant_env_idx ON public.safe_payments USING btree (tenant_id, environment, id);
 
-CREATE INDEX safe_payments_wallet_pending_idx ON public.safe_payments USING btree (source_wallet_id, safe_nonce) WHERE (status = ANY (ARRAY['CREATED'::text, 'AWAITING_SIGNATURE'::text, 'SIGNING'::text, 'READY_TO_EXECUTE'::text, 'EXECUTING'::text]));
+CREATE INDEX safe_payments_wallet_pending_idx ON public.safe_payments USING btree (tenant_id, source_wallet_id, safe_nonce) WHERE (status = ANY (ARRAY['CREATED'::text, 'AWAITING_SIGNATURE'::text, 'SIGNING'::text, 'READY_TO_EXECUTE'::text, 'EXECUTING'::text]));
 
 CREATE INDEX sms_messages_created_idx ON public.sms_messages USING btree (created_at);
 
@@ -2091,15 +2092,13 @@ CREATE UNIQUE INDEX tenant_lookups_one_tenant ON public.tenant_lookups USING btr
 
 CREATE INDEX treasury_accounts_tenant_idx ON public.treasury_accounts USING btree (tenant_id, environment, id);
 
-CREATE UNIQUE INDEX treasury_buckets_wallet ON public.treasury_buckets USING btree (wallet_id);
-
-CREATE INDEX treasury_rules_account_idx ON public.treasury_rules USING btree (account_id, id) WHERE (deleted_at IS NULL);
+CREATE INDEX treasury_rules_account_idx ON public.treasury_rules USING btree (tenant_id, account_id, id) WHERE (deleted_at IS NULL);
 
 CREATE INDEX treasury_rules_enabled_idx ON public.treasury_rules USING btree (environment, id) WHERE (enabled AND (deleted_at IS NULL));
 
-CREATE INDEX treasury_sweeps_account_idx ON public.treasury_sweeps USING btree (account_id, id);
+CREATE INDEX treasury_sweeps_account_idx ON public.treasury_sweeps USING btree (tenant_id, account_id, id);
 
-CREATE INDEX treasury_sweeps_rule_idx ON public.treasury_sweeps USING btree (rule_id, id) WHERE (rule_id IS NOT NULL);
+CREATE INDEX treasury_sweeps_rule_idx ON public.treasury_sweeps USING btree (tenant_id, rule_id, id) WHERE (rule_id IS NOT NULL);
 
 CREATE INDEX twofactor_budgets_locked_idx ON public.twofactor_budgets USING btree (locked_until) WHERE (locked_until IS NOT NULL);
 
@@ -2139,7 +2138,7 @@ ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.bills
-    ADD CONSTRAINT bills_payer_payment_id_fkey FOREIGN KEY (payer_payment_id) REFERENCES public.safe_payments(id);
+    ADD CONSTRAINT bills_payer_payment_id_fkey FOREIGN KEY (payer_tenant_id, payer_payment_id) REFERENCES public.safe_payments(tenant_id, id);
 
 ALTER TABLE ONLY public.bills
     ADD CONSTRAINT bills_payer_tenant_id_fkey FOREIGN KEY (payer_tenant_id) REFERENCES public.tenants(id);
@@ -2166,7 +2165,7 @@ ALTER TABLE ONLY public.cards
     ADD CONSTRAINT cards_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.cards
-    ADD CONSTRAINT cards_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
+    ADD CONSTRAINT cards_wallet_id_fkey FOREIGN KEY (tenant_id, wallet_id) REFERENCES public.wallets(tenant_id, id);
 
 ALTER TABLE ONLY public.checkout_refunds
     ADD CONSTRAINT checkout_refunds_checkout_id_fkey FOREIGN KEY (tenant_id, checkout_id) REFERENCES public.checkouts(tenant_id, id);
@@ -2181,7 +2180,7 @@ ALTER TABLE ONLY public.drips
     ADD CONSTRAINT drips_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.drips
-    ADD CONSTRAINT drips_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
+    ADD CONSTRAINT drips_wallet_id_fkey FOREIGN KEY (tenant_id, wallet_id) REFERENCES public.wallets(tenant_id, id);
 
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
@@ -2190,16 +2189,16 @@ ALTER TABLE ONLY public.handles
     ADD CONSTRAINT handles_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.handles
-    ADD CONSTRAINT handles_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
+    ADD CONSTRAINT handles_wallet_id_fkey FOREIGN KEY (tenant_id, wallet_id) REFERENCES public.wallets(tenant_id, id);
 
 ALTER TABLE ONLY public.invoices
-    ADD CONSTRAINT invoices_hold_wallet_id_fkey FOREIGN KEY (hold_wallet_id) REFERENCES public.wallets(id);
+    ADD CONSTRAINT invoices_hold_wallet_id_fkey FOREIGN KEY (tenant_id, hold_wallet_id) REFERENCES public.wallets(tenant_id, id);
 
 ALTER TABLE ONLY public.invoices
-    ADD CONSTRAINT invoices_refund_payment_id_fkey FOREIGN KEY (refund_payment_id) REFERENCES public.safe_payments(id);
+    ADD CONSTRAINT invoices_refund_payment_id_fkey FOREIGN KEY (tenant_id, refund_payment_id) REFERENCES public.safe_payments(tenant_id, id);
 
 ALTER TABLE ONLY public.invoices
-    ADD CONSTRAINT invoices_release_payment_id_fkey FOREIGN KEY (release_payment_id) REFERENCES public.safe_payments(id);
+    ADD CONSTRAINT invoices_release_payment_id_fkey FOREIGN KEY (tenant_id, release_payment_id) REFERENCES public.safe_payments(tenant_id, id);
 
 ALTER TABLE ONLY public.invoices
     ADD CONSTRAINT invoices_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
@@ -2277,16 +2276,16 @@ ALTER TABLE ONLY public.policy_versions
     ADD CONSTRAINT policy_versions_policy_id_fkey FOREIGN KEY (tenant_id, policy_id) REFERENCES public.policies(tenant_id, id);
 
 ALTER TABLE ONLY public.ramps
-    ADD CONSTRAINT ramps_drip_id_fkey FOREIGN KEY (drip_id) REFERENCES public.drips(id);
+    ADD CONSTRAINT ramps_drip_id_fkey FOREIGN KEY (tenant_id, drip_id) REFERENCES public.drips(tenant_id, id);
 
 ALTER TABLE ONLY public.ramps
-    ADD CONSTRAINT ramps_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.safe_payments(id);
+    ADD CONSTRAINT ramps_payment_id_fkey FOREIGN KEY (tenant_id, payment_id) REFERENCES public.safe_payments(tenant_id, id);
 
 ALTER TABLE ONLY public.ramps
     ADD CONSTRAINT ramps_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.ramps
-    ADD CONSTRAINT ramps_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
+    ADD CONSTRAINT ramps_wallet_id_fkey FOREIGN KEY (tenant_id, wallet_id) REFERENCES public.wallets(tenant_id, id);
 
 ALTER TABLE ONLY public.recipient_credentials
     ADD CONSTRAINT recipient_credentials_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
@@ -2301,7 +2300,7 @@ ALTER TABLE ONLY public.route_quotes
     ADD CONSTRAINT route_quotes_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.offramp_payments(id);
 
 ALTER TABLE ONLY public.safe_payments
-    ADD CONSTRAINT safe_payments_source_wallet_id_fkey FOREIGN KEY (source_wallet_id) REFERENCES public.wallets(id);
+    ADD CONSTRAINT safe_payments_source_wallet_id_fkey FOREIGN KEY (tenant_id, source_wallet_id) REFERENCES public.wallets(tenant_id, id);
 
 ALTER TABLE ONLY public.safe_payments
     ADD CONSTRAINT safe_payments_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
@@ -2313,37 +2312,40 @@ ALTER TABLE ONLY public.treasury_accounts
     ADD CONSTRAINT treasury_accounts_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.treasury_buckets
-    ADD CONSTRAINT treasury_buckets_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.treasury_accounts(id);
+    ADD CONSTRAINT treasury_buckets_account_id_fkey FOREIGN KEY (tenant_id, account_id) REFERENCES public.treasury_accounts(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_buckets
-    ADD CONSTRAINT treasury_buckets_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
+    ADD CONSTRAINT treasury_buckets_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.treasury_buckets
+    ADD CONSTRAINT treasury_buckets_wallet_id_fkey FOREIGN KEY (tenant_id, wallet_id) REFERENCES public.wallets(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_rules
-    ADD CONSTRAINT treasury_rules_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.treasury_accounts(id);
+    ADD CONSTRAINT treasury_rules_account_id_fkey FOREIGN KEY (tenant_id, account_id) REFERENCES public.treasury_accounts(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_rules
-    ADD CONSTRAINT treasury_rules_dest_bucket_id_fkey FOREIGN KEY (dest_bucket_id) REFERENCES public.treasury_buckets(id);
+    ADD CONSTRAINT treasury_rules_dest_bucket_id_fkey FOREIGN KEY (tenant_id, dest_bucket_id) REFERENCES public.treasury_buckets(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_rules
-    ADD CONSTRAINT treasury_rules_source_bucket_id_fkey FOREIGN KEY (source_bucket_id) REFERENCES public.treasury_buckets(id);
+    ADD CONSTRAINT treasury_rules_source_bucket_id_fkey FOREIGN KEY (tenant_id, source_bucket_id) REFERENCES public.treasury_buckets(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_rules
     ADD CONSTRAINT treasury_rules_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.treasury_sweeps
-    ADD CONSTRAINT treasury_sweeps_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.treasury_accounts(id);
+    ADD CONSTRAINT treasury_sweeps_account_id_fkey FOREIGN KEY (tenant_id, account_id) REFERENCES public.treasury_accounts(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_sweeps
-    ADD CONSTRAINT treasury_sweeps_dest_bucket_id_fkey FOREIGN KEY (dest_bucket_id) REFERENCES public.treasury_buckets(id);
+    ADD CONSTRAINT treasury_sweeps_dest_bucket_id_fkey FOREIGN KEY (tenant_id, dest_bucket_id) REFERENCES public.treasury_buckets(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_sweeps
-    ADD CONSTRAINT treasury_sweeps_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.safe_payments(id);
+    ADD CONSTRAINT treasury_sweeps_payment_id_fkey FOREIGN KEY (tenant_id, payment_id) REFERENCES public.safe_payments(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_sweeps
-    ADD CONSTRAINT treasury_sweeps_rule_id_fkey FOREIGN KEY (rule_id) REFERENCES public.treasury_rules(id);
+    ADD CONSTRAINT treasury_sweeps_rule_id_fkey FOREIGN KEY (tenant_id, rule_id) REFERENCES public.treasury_rules(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_sweeps
-    ADD CONSTRAINT treasury_sweeps_source_bucket_id_fkey FOREIGN KEY (source_bucket_id) REFERENCES public.treasury_buckets(id);
+    ADD CONSTRAINT treasury_sweeps_source_bucket_id_fkey FOREIGN KEY (tenant_id, source_bucket_id) REFERENCES public.treasury_buckets(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_sweeps
     ADD CONSTRAINT treasury_sweeps_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
