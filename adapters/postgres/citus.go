@@ -96,7 +96,15 @@ var CitusPlan = concatPlans(
 		// payer's: every read, lock and update after the sender's insert is the payer's.
 		dist("checkouts"), dist("checkout_refunds"), dist("invoices"), distBy("bills", "payer_tenant_id"),
 		// A verified phone's owner is found through its lookup row; the outbox is the tenant's.
-		dist("phone_aliases"), dist("sms_messages")},
+		dist("phone_aliases"), dist("sms_messages"),
+		// Payout destinations are their owner's (the recipient); the off-ramp family is the
+		// SENDER's: a payment before the rows that key to it, a claim before its links and
+		// challenges. A route quote names the recipient's destination, so no key joins the two.
+		dist("payout_destinations"),
+		distBy("offramp_payments", "sender_tenant_id"), dist("route_quotes"), dist("offramp_returns"),
+		dist("offramp_hold_rechecks"), dist("offramp_review_approvals"),
+		distBy("offramp_claims", "sender_tenant_id"), dist("offramp_claim_links"), dist("offramp_claim_challenges"),
+		dist("offramp_escrow_events")},
 	// The unscoped lookups (API key by public id, invite by token hash, a user's memberships):
 	// distributed by the looked-up value, so each lookup asks one shard.
 	[]TablePlacement{lookup("tenant_lookups", "lookup_key")},
@@ -121,9 +129,6 @@ var CitusPlan = concatPlans(
 	pending(Distributed, "agents", "agent_card_spend"),
 	pending(Distributed, "tenants",
 		"wallets", "handles", "drips", "ramps", "safe_payments", "treasury_accounts", "treasury_buckets", "treasury_rules", "treasury_sweeps",
-		"payout_destinations",
-		"offramp_payments", "route_quotes", "offramp_returns", "offramp_hold_rechecks", "offramp_review_approvals",
-		"offramp_claims", "offramp_claim_links", "offramp_claim_challenges", "offramp_escrow_events",
 		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers",
 		"ledger_chain", "ledger_chain_heads"),
 )
