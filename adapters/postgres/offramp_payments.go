@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -273,11 +274,25 @@ func (r offrampRepo) RecheckDueHeldPaymentIDs(ctx context.Context, now time.Time
 	return ids, err
 }
 
+// BackOffHoldRecheck reads the attempts so far and writes the next time computed here: Citus
+// accepts only immutable functions in an upsert's SET, and time arithmetic is not. The caller
+// holds the payment's lock, so two backoffs of one payment do not interleave.
 func (r offrampRepo) BackOffHoldRecheck(ctx context.Context, tenantID, paymentID string, now time.Time, first, max time.Duration) error {
-	_, err := r.db.NewRaw(`INSERT INTO offramp_hold_rechecks AS h (tenant_id, payment_id, attempts, next_at) VALUES (?, ?, 1, ?::timestamptz + make_interval(secs => ?))
-		ON CONFLICT (tenant_id, payment_id) DO UPDATE SET attempts = h.attempts + 1,
-		next_at = ?::timestamptz + make_interval(secs => LEAST(? * power(2, LEAST(h.attempts, 30)), ?))`,
-		tenantID, paymentID, now, first.Seconds(), now, first.Seconds(), max.Seconds()).Exec(ctx)
+	q := rawQuerier(r.db)
+	var attempts int
+	err := q.QueryRowContext(ctx, `SELECT attempts FROM offramp_hold_rechecks WHERE tenant_id = $1 AND payment_id = $2 FOR UPDATE`,
+		tenantID, paymentID).Scan(&attempts)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	secs := first.Seconds()
+	if attempts > 0 {
+		secs = math.Min(secs*math.Pow(2, float64(min(attempts, 30))), max.Seconds())
+	}
+	next := now.Add(time.Duration(secs * float64(time.Second)))
+	_, err = q.ExecContext(ctx, `INSERT INTO offramp_hold_rechecks (tenant_id, payment_id, attempts, next_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (tenant_id, payment_id) DO UPDATE SET attempts = EXCLUDED.attempts, next_at = EXCLUDED.next_at`,
+		tenantID, paymentID, attempts+1, next)
 	return err
 }
 
@@ -390,6 +405,9 @@ func (r offrampRepo) RecordProviderEvent(ctx context.Context, provider, eventID 
 	return n == 1, err
 }
 
+// ApproveReview adds the reasons to the stored ones without a subquery (Citus refuses one in
+// an INSERT): a reason approved twice may be stored twice, and ApprovedReviewReasons reads
+// them distinct.
 func (r offrampRepo) ApproveReview(ctx context.Context, tenantID, paymentID, operator string, reasons []offramp.HoldReason, at time.Time) error {
 	rs := make([]string, len(reasons))
 	for i, x := range reasons {
@@ -398,14 +416,15 @@ func (r offrampRepo) ApproveReview(ctx context.Context, tenantID, paymentID, ope
 	_, err := r.db.NewRaw(`INSERT INTO offramp_review_approvals (tenant_id, payment_id, operator, reasons, approved_at, updated_at)
 VALUES (?, ?, ?, ?, ?, ?)
 ON CONFLICT (tenant_id, payment_id) DO UPDATE SET
-    reasons = ARRAY(SELECT DISTINCT unnest(offramp_review_approvals.reasons || EXCLUDED.reasons) ORDER BY 1),
+    reasons = CASE WHEN EXCLUDED.reasons <@ offramp_review_approvals.reasons THEN offramp_review_approvals.reasons
+        ELSE offramp_review_approvals.reasons || EXCLUDED.reasons END,
     updated_at = EXCLUDED.updated_at`, tenantID, paymentID, operator, pgdialect.Array(rs), at, at).Exec(ctx)
 	return err
 }
 
 func (r offrampRepo) ApprovedReviewReasons(ctx context.Context, tenantID, paymentID string) ([]offramp.HoldReason, error) {
 	var rs []string
-	err := r.db.NewRaw("SELECT unnest(reasons) FROM offramp_review_approvals WHERE tenant_id = ? AND payment_id = ?", tenantID, paymentID).Scan(ctx, &rs)
+	err := r.db.NewRaw("SELECT DISTINCT unnest(reasons) FROM offramp_review_approvals WHERE tenant_id = ? AND payment_id = ? ORDER BY 1", tenantID, paymentID).Scan(ctx, &rs)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, err
 	}
