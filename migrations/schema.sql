@@ -683,6 +683,12 @@ CREATE TABLE public.ledger_chain_heads (
 )
 WITH (fillfactor='50');
 
+CREATE TABLE public.ledger_home_split (
+    only_row boolean DEFAULT true NOT NULL,
+    split_at timestamp with time zone NOT NULL,
+    CONSTRAINT ledger_home_split_only_row_check CHECK (only_row)
+);
+
 CREATE TABLE public.ledger_postings (
     transfer_id text NOT NULL,
     account_id text NOT NULL,
@@ -1702,6 +1708,9 @@ ALTER TABLE ONLY public.ledger_chain_heads
 
 ALTER TABLE ONLY public.ledger_chain
     ADD CONSTRAINT ledger_chain_position_key UNIQUE (environment, stripe, "position");
+
+ALTER TABLE ONLY public.ledger_home_split
+    ADD CONSTRAINT ledger_home_split_pkey PRIMARY KEY (only_row);
 
 ALTER TABLE ONLY public.ledger_postings
     ADD CONSTRAINT ledger_postings_pkey PRIMARY KEY (account_id, created_at, sequence, home_tenant_id);

@@ -123,7 +123,10 @@ var CitusPlan = concatPlans(
 		coord("ledger_anchors"),
 		// The phone-alias code budgets count per phone number and per client IP across tenants:
 		// a limits table like rate_limit_*, not a tenant's rows.
-		coord("phone_alias_attempts")},
+		coord("phone_alias_attempts"),
+		// One global row: when money between tenants became two single-home legs, read by
+		// corridor check on the coordinator.
+		coord("ledger_home_split")},
 	// agents and agent_card_spend have their tenant keys, but the spend sums join
 	// agent_card_spend with safe_payments, so they move with the wallets family.
 	pending(Distributed, "agents", "agent_card_spend"),
