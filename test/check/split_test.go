@@ -23,7 +23,7 @@ func TestCheck_SingleHomeFromTheSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(ctx)
+	t.Cleanup(func() { conn.Close(ctx) }) // after the reverts below, which run first
 	var transfer, other string
 	if err := conn.QueryRow(ctx, `SELECT id FROM ledger_transfers WHERE home_tenant_id = $1 ORDER BY created_at LIMIT 1`, a.ID).
 		Scan(&transfer); err != nil {
