@@ -80,7 +80,7 @@ func offrampUnit(ctx context.Context, tx ports.Tx, sender, rcpt string, now time
 	}
 	q := offramp.Quote{ID: core.NewID(core.PrefixRouteQuote), PaymentID: p.ID, SetVersion: 1, DestinationID: d.ID,
 		DestinationType: d.Type, Provider: "mock", SourceAmountBaseUnits: 100, SourceAssetID: "usdc", DestinationAmountMinor: 99,
-		DestinationCurrency: "USD", ExchangeRate: "1", Status: offramp.QuoteActive, ExpiresAt: now.Add(-time.Minute), CreatedAt: now,
+		DestinationCurrency: "USD", ExchangeRate: "1", Status: offramp.QuoteActive, ExpiresAt: now.Add(time.Hour), CreatedAt: now,
 		DeliverBaseUnits: 99, FeeBaseUnits: 1}
 	if err := o.InsertQuotes(ctx, sender, []offramp.Quote{q}); err != nil {
 		return p, err
@@ -110,7 +110,9 @@ func offrampLocksUnit(ctx context.Context, tx ports.Tx, p offramp.Payment) error
 	if err != nil {
 		return err
 	}
-	locked.Status, locked.Provider, locked.ProviderReference = offramp.StatusProviderSubmitted, "mock", "route-"+routeAddress()
+	// A terminal status with a provider reference: the package's shared database keeps the
+	// payment, and corridor check (run by later tests) asks a submitted one for its transfers.
+	locked.Status, locked.Provider, locked.ProviderReference = offramp.StatusCanceled, "mock", "route-"+routeAddress()
 	if err := o.UpdatePayment(ctx, locked); err != nil {
 		return err
 	}
@@ -146,7 +148,7 @@ func claimsUnit(ctx context.Context, tx ports.Tx, p offramp.Payment, now time.Ti
 	if err != nil {
 		return c, err
 	}
-	locked.Funded = true
+	locked.ResendCount = 1
 	if err := r.UpdateClaim(ctx, locked); err != nil {
 		return c, err
 	}
