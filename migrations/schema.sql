@@ -683,6 +683,12 @@ CREATE TABLE public.ledger_chain_heads (
 )
 WITH (fillfactor='50');
 
+CREATE TABLE public.ledger_home_split (
+    only_row boolean DEFAULT true NOT NULL,
+    split_at timestamp with time zone NOT NULL,
+    CONSTRAINT ledger_home_split_only_row_check CHECK (only_row)
+);
+
 CREATE TABLE public.ledger_postings (
     transfer_id text NOT NULL,
     account_id text NOT NULL,
@@ -768,6 +774,7 @@ CREATE TABLE public.offramp_claim_challenges (
     consumed_at timestamp with time zone,
     created_at timestamp with time zone NOT NULL,
     updated_at timestamp with time zone NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT offramp_claim_challenges_attempts_remaining_check CHECK ((attempts_remaining >= 0)),
     CONSTRAINT offramp_claim_challenges_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT offramp_claim_challenges_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'VERIFIED'::text, 'CANCELLED'::text, 'CONSUMED'::text])))
@@ -781,6 +788,7 @@ CREATE TABLE public.offramp_claim_links (
     used_at timestamp with time zone,
     superseded_at timestamp with time zone,
     created_at timestamp with time zone NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT offramp_claim_links_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
 );
 
@@ -841,6 +849,7 @@ CREATE TABLE public.offramp_escrow_events (
     claim_id text NOT NULL,
     kind text NOT NULL,
     recorded_at timestamp with time zone NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT offramp_escrow_events_chain_id_check CHECK ((chain_id > 0)),
     CONSTRAINT offramp_escrow_events_kind_check CHECK ((kind = ANY (ARRAY['FUNDED'::text, 'LOCKED'::text, 'RELEASED'::text, 'REFUNDED'::text, 'CANCELED'::text, 'EXPIRY_SHORTENED'::text]))),
     CONSTRAINT offramp_escrow_events_log_index_check CHECK ((log_index >= 0))
@@ -850,6 +859,7 @@ CREATE TABLE public.offramp_hold_rechecks (
     payment_id text NOT NULL,
     attempts integer NOT NULL,
     next_at timestamp with time zone NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT offramp_hold_rechecks_attempts_check CHECK ((attempts > 0))
 );
 
@@ -891,6 +901,7 @@ CREATE TABLE public.offramp_returns (
     transfer_id text NOT NULL,
     amount_base_units bigint NOT NULL,
     created_at timestamp with time zone NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT offramp_returns_amount_base_units_check CHECK ((amount_base_units > 0))
 );
 
@@ -899,7 +910,8 @@ CREATE TABLE public.offramp_review_approvals (
     operator text NOT NULL,
     reasons text[] NOT NULL,
     approved_at timestamp with time zone NOT NULL,
-    updated_at timestamp with time zone NOT NULL
+    updated_at timestamp with time zone NOT NULL,
+    tenant_id text NOT NULL
 );
 
 CREATE TABLE public.operator_actions (
@@ -1290,6 +1302,7 @@ CREATE TABLE public.route_quotes (
     fee_base_units bigint NOT NULL,
     quote_expires_at timestamp with time zone NOT NULL,
     created_at timestamp with time zone NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT route_quotes_deliver_base_units_check CHECK ((deliver_base_units > 0)),
     CONSTRAINT route_quotes_fee_base_units_check CHECK ((fee_base_units >= 0)),
     CONSTRAINT route_quotes_status_check CHECK ((status = ANY (ARRAY['ACTIVE'::text, 'SUPERSEDED'::text, 'EXPIRED'::text]))),
@@ -1697,6 +1710,9 @@ ALTER TABLE ONLY public.ledger_chain_heads
 ALTER TABLE ONLY public.ledger_chain
     ADD CONSTRAINT ledger_chain_position_key UNIQUE (environment, stripe, "position");
 
+ALTER TABLE ONLY public.ledger_home_split
+    ADD CONSTRAINT ledger_home_split_pkey PRIMARY KEY (only_row);
+
 ALTER TABLE ONLY public.ledger_postings
     ADD CONSTRAINT ledger_postings_pkey PRIMARY KEY (account_id, created_at, sequence, home_tenant_id);
 
@@ -1716,37 +1732,37 @@ ALTER TABLE ONLY public.members
     ADD CONSTRAINT members_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.offramp_claim_challenges
-    ADD CONSTRAINT offramp_claim_challenges_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT offramp_claim_challenges_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.offramp_claim_links
-    ADD CONSTRAINT offramp_claim_links_pkey PRIMARY KEY (token_hash);
+    ADD CONSTRAINT offramp_claim_links_pkey PRIMARY KEY (tenant_id, token_hash);
 
 ALTER TABLE ONLY public.offramp_claims
-    ADD CONSTRAINT offramp_claims_onchain_key UNIQUE (environment, chain_id, onchain_id);
+    ADD CONSTRAINT offramp_claims_onchain_key UNIQUE (sender_tenant_id, environment, chain_id, onchain_id);
 
 ALTER TABLE ONLY public.offramp_claims
-    ADD CONSTRAINT offramp_claims_payment_key UNIQUE (payment_id);
+    ADD CONSTRAINT offramp_claims_payment_key UNIQUE (sender_tenant_id, payment_id);
 
 ALTER TABLE ONLY public.offramp_claims
-    ADD CONSTRAINT offramp_claims_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT offramp_claims_pkey PRIMARY KEY (sender_tenant_id, id);
 
 ALTER TABLE ONLY public.offramp_escrow_cursors
     ADD CONSTRAINT offramp_escrow_cursors_pkey PRIMARY KEY (environment, chain_id);
 
 ALTER TABLE ONLY public.offramp_escrow_events
-    ADD CONSTRAINT offramp_escrow_events_pkey PRIMARY KEY (chain_id, tx_hash, log_index);
+    ADD CONSTRAINT offramp_escrow_events_pkey PRIMARY KEY (tenant_id, chain_id, tx_hash, log_index);
 
 ALTER TABLE ONLY public.offramp_hold_rechecks
-    ADD CONSTRAINT offramp_hold_rechecks_pkey PRIMARY KEY (payment_id);
+    ADD CONSTRAINT offramp_hold_rechecks_pkey PRIMARY KEY (tenant_id, payment_id);
 
 ALTER TABLE ONLY public.offramp_payments
-    ADD CONSTRAINT offramp_payments_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT offramp_payments_pkey PRIMARY KEY (sender_tenant_id, id);
 
 ALTER TABLE ONLY public.offramp_returns
-    ADD CONSTRAINT offramp_returns_pkey PRIMARY KEY (payment_id);
+    ADD CONSTRAINT offramp_returns_pkey PRIMARY KEY (tenant_id, payment_id);
 
 ALTER TABLE ONLY public.offramp_review_approvals
-    ADD CONSTRAINT offramp_review_approvals_pkey PRIMARY KEY (payment_id);
+    ADD CONSTRAINT offramp_review_approvals_pkey PRIMARY KEY (tenant_id, payment_id);
 
 ALTER TABLE ONLY public.operator_actions
     ADD CONSTRAINT operator_actions_pkey PRIMARY KEY (id);
@@ -1755,7 +1771,7 @@ ALTER TABLE ONLY public.pass_leases
     ADD CONSTRAINT pass_leases_pkey PRIMARY KEY (name);
 
 ALTER TABLE ONLY public.payout_destinations
-    ADD CONSTRAINT payout_destinations_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT payout_destinations_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.payout_liquidity_top_ups
     ADD CONSTRAINT payout_liquidity_top_ups_pkey PRIMARY KEY (environment, provider, reference);
@@ -1842,7 +1858,7 @@ ALTER TABLE ONLY public.river_queue
     ADD CONSTRAINT river_queue_pkey PRIMARY KEY (name);
 
 ALTER TABLE ONLY public.route_quotes
-    ADD CONSTRAINT route_quotes_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT route_quotes_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.safe_payments
     ADD CONSTRAINT safe_payments_pkey PRIMARY KEY (tenant_id, id);
@@ -1996,7 +2012,7 @@ CREATE INDEX offramp_claim_challenges_ip_idx ON public.offramp_claim_challenges 
 
 CREATE INDEX offramp_claim_challenges_phone_idx ON public.offramp_claim_challenges USING btree (phone_hash, created_at);
 
-CREATE INDEX offramp_claim_links_claim_idx ON public.offramp_claim_links USING btree (claim_id);
+CREATE INDEX offramp_claim_links_claim_idx ON public.offramp_claim_links USING btree (tenant_id, claim_id);
 
 CREATE INDEX offramp_claims_due_idx ON public.offramp_claims USING btree (status, expires_at);
 
@@ -2006,7 +2022,7 @@ CREATE INDEX offramp_payments_awaiting_idx ON public.offramp_payments USING btre
 
 CREATE INDEX offramp_payments_held_idx ON public.offramp_payments USING btree (id) WHERE (status = ANY (ARRAY['PAYOUT_SELECTION_REQUIRED'::text, 'COMPLIANCE_HOLD'::text]));
 
-CREATE UNIQUE INDEX offramp_payments_provider_ref_key ON public.offramp_payments USING btree (provider, provider_reference) WHERE (provider_reference IS NOT NULL);
+CREATE UNIQUE INDEX offramp_payments_provider_ref_key ON public.offramp_payments USING btree (sender_tenant_id, provider, provider_reference) WHERE (provider_reference IS NOT NULL);
 
 CREATE INDEX offramp_payments_recipient_idx ON public.offramp_payments USING btree (recipient_tenant_id, environment, id);
 
@@ -2072,7 +2088,7 @@ CREATE INDEX river_notification_created_at_idx ON public.river_notification USIN
 
 CREATE INDEX river_notification_topic_id_idx ON public.river_notification USING btree (topic, id);
 
-CREATE INDEX route_quotes_payment_idx ON public.route_quotes USING btree (payment_id, set_version, "position");
+CREATE INDEX route_quotes_payment_idx ON public.route_quotes USING btree (tenant_id, payment_id, set_version, "position");
 
 CREATE INDEX safe_payments_executing_idx ON public.safe_payments USING btree (updated_at) WHERE (status = 'EXECUTING'::text);
 
@@ -2213,13 +2229,13 @@ ALTER TABLE ONLY public.members
     ADD CONSTRAINT members_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.offramp_claim_challenges
-    ADD CONSTRAINT offramp_claim_challenges_claim_id_fkey FOREIGN KEY (claim_id) REFERENCES public.offramp_claims(id);
+    ADD CONSTRAINT offramp_claim_challenges_claim_id_fkey FOREIGN KEY (tenant_id, claim_id) REFERENCES public.offramp_claims(sender_tenant_id, id);
 
 ALTER TABLE ONLY public.offramp_claim_links
-    ADD CONSTRAINT offramp_claim_links_claim_id_fkey FOREIGN KEY (claim_id) REFERENCES public.offramp_claims(id);
+    ADD CONSTRAINT offramp_claim_links_claim_id_fkey FOREIGN KEY (tenant_id, claim_id) REFERENCES public.offramp_claims(sender_tenant_id, id);
 
 ALTER TABLE ONLY public.offramp_claims
-    ADD CONSTRAINT offramp_claims_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.offramp_payments(id);
+    ADD CONSTRAINT offramp_claims_payment_id_fkey FOREIGN KEY (sender_tenant_id, payment_id) REFERENCES public.offramp_payments(sender_tenant_id, id);
 
 ALTER TABLE ONLY public.offramp_claims
     ADD CONSTRAINT offramp_claims_recipient_tenant_id_fkey FOREIGN KEY (recipient_tenant_id) REFERENCES public.tenants(id);
@@ -2228,7 +2244,7 @@ ALTER TABLE ONLY public.offramp_claims
     ADD CONSTRAINT offramp_claims_sender_tenant_id_fkey FOREIGN KEY (sender_tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.offramp_hold_rechecks
-    ADD CONSTRAINT offramp_hold_rechecks_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.offramp_payments(id) ON DELETE CASCADE;
+    ADD CONSTRAINT offramp_hold_rechecks_payment_id_fkey FOREIGN KEY (tenant_id, payment_id) REFERENCES public.offramp_payments(sender_tenant_id, id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.offramp_payments
     ADD CONSTRAINT offramp_payments_recipient_tenant_id_fkey FOREIGN KEY (recipient_tenant_id) REFERENCES public.tenants(id);
@@ -2237,10 +2253,10 @@ ALTER TABLE ONLY public.offramp_payments
     ADD CONSTRAINT offramp_payments_sender_tenant_id_fkey FOREIGN KEY (sender_tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.offramp_returns
-    ADD CONSTRAINT offramp_returns_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.offramp_payments(id);
+    ADD CONSTRAINT offramp_returns_payment_id_fkey FOREIGN KEY (tenant_id, payment_id) REFERENCES public.offramp_payments(sender_tenant_id, id);
 
 ALTER TABLE ONLY public.offramp_review_approvals
-    ADD CONSTRAINT offramp_review_approvals_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.offramp_payments(id);
+    ADD CONSTRAINT offramp_review_approvals_payment_id_fkey FOREIGN KEY (tenant_id, payment_id) REFERENCES public.offramp_payments(sender_tenant_id, id);
 
 ALTER TABLE ONLY public.payout_destinations
     ADD CONSTRAINT payout_destinations_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
@@ -2294,10 +2310,7 @@ ALTER TABLE ONLY public.relayer_tx_counts
     ADD CONSTRAINT relayer_tx_counts_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.route_quotes
-    ADD CONSTRAINT route_quotes_destination_id_fkey FOREIGN KEY (destination_id) REFERENCES public.payout_destinations(id);
-
-ALTER TABLE ONLY public.route_quotes
-    ADD CONSTRAINT route_quotes_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.offramp_payments(id);
+    ADD CONSTRAINT route_quotes_payment_id_fkey FOREIGN KEY (tenant_id, payment_id) REFERENCES public.offramp_payments(sender_tenant_id, id);
 
 ALTER TABLE ONLY public.safe_payments
     ADD CONSTRAINT safe_payments_source_wallet_id_fkey FOREIGN KEY (tenant_id, source_wallet_id) REFERENCES public.wallets(tenant_id, id);

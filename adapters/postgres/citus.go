@@ -103,7 +103,15 @@ var CitusPlan = concatPlans(
 		// Safe payments, each of its tables after the ones it keys to.
 		dist("wallets"), dist("handles"), dist("drips"), dist("safe_payments"), dist("ramps"),
 		dist("agents"), dist("agent_card_spend"),
-		dist("treasury_accounts"), dist("treasury_buckets"), dist("treasury_rules"), dist("treasury_sweeps")},
+		dist("treasury_accounts"), dist("treasury_buckets"), dist("treasury_rules"), dist("treasury_sweeps"),
+		// Payout destinations are their owner's (the recipient); the off-ramp family is the
+		// SENDER's: a payment before the rows that key to it, a claim before its links and
+		// challenges. A route quote names the recipient's destination, so no key joins the two.
+		dist("payout_destinations"),
+		distBy("offramp_payments", "sender_tenant_id"), dist("route_quotes"), dist("offramp_returns"),
+		dist("offramp_hold_rechecks"), dist("offramp_review_approvals"),
+		distBy("offramp_claims", "sender_tenant_id"), dist("offramp_claim_links"), dist("offramp_claim_challenges"),
+		dist("offramp_escrow_events")},
 	// The unscoped lookups (API key by public id, invite by token hash, a user's memberships):
 	// distributed by the looked-up value, so each lookup asks one shard.
 	[]TablePlacement{lookup("tenant_lookups", "lookup_key")},
@@ -122,11 +130,11 @@ var CitusPlan = concatPlans(
 		coord("ledger_anchors"),
 		// The phone-alias code budgets count per phone number and per client IP across tenants:
 		// a limits table like rate_limit_*, not a tenant's rows.
-		coord("phone_alias_attempts")},
+		coord("phone_alias_attempts"),
+		// One global row: when money between tenants became two single-home legs, read by
+		// corridor check on the coordinator.
+		coord("ledger_home_split")},
 	pending(Distributed, "tenants",
-		"payout_destinations",
-		"offramp_payments", "route_quotes", "offramp_returns", "offramp_hold_rechecks", "offramp_review_approvals",
-		"offramp_claims", "offramp_claim_links", "offramp_claim_challenges", "offramp_escrow_events",
 		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers",
 		"ledger_chain", "ledger_chain_heads"),
 )

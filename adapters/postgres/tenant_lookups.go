@@ -20,8 +20,13 @@ const (
 	lookupBillNonce       = "bill_nonce"       // a signer's used nonce (single-use across payers)
 	lookupPhoneAlias      = "phone_alias"      // a verified phone (which tenant owns it)
 
-	lookupWalletAddress = "wallet_address" // a wallet's address in its environment (a bill's payer)
-	lookupHandle        = "handle"         // a directory handle in its environment (a destination)
+	lookupWalletAddress      = "wallet_address"       // a wallet's address in its environment (a bill's payer)
+	lookupHandle             = "handle"               // a directory handle in its environment (a destination)
+	lookupOfframpPayment     = "offramp_payment"      // an off-ramp payment's id (jobs, the recipient's reads)
+	lookupOfframpProviderRef = "offramp_provider_ref" // a payout provider's reference (its webhooks)
+	lookupOfframpClaim       = "offramp_claim"        // a claim's id (jobs, its links)
+	lookupClaimOnchain       = "claim_onchain"        // a claim's escrow id on a chain (the escrow indexer)
+	lookupClaimLink          = "claim_link"           // a claim link's token hash (the public claim page)
 )
 
 // insertLookupSQL records which tenant a value belongs to. It has server-side parameters
