@@ -10,7 +10,7 @@ require (
 	github.com/chromedp/cdproto v0.0.0-20260714215040-dc233986426f
 	github.com/chromedp/chromedp v0.16.0
 	github.com/coreos/go-oidc/v3 v3.21.0
-	github.com/corridorhq/corridor/sdk/go v0.0.0
+	github.com/corridorhq/corridor/sdk/go/v2 v2.0.0
 	github.com/ethereum/go-ethereum v1.17.10
 	github.com/getkin/kin-openapi v0.153.0
 	github.com/go-json-experiment/json v0.0.0-20260623181947-01eb4420fa68
@@ -218,4 +218,4 @@ require (
 	gopkg.in/yaml.v2 v2.4.0 // indirect
 )
 
-replace github.com/corridorhq/corridor/sdk/go => ./sdk/go
+replace github.com/corridorhq/corridor/sdk/go/v2 => ./sdk/go

@@ -688,6 +688,12 @@ CREATE TABLE public.ledger_chain_heads (
 )
 WITH (fillfactor='50');
 
+CREATE TABLE public.ledger_home_split (
+    only_row boolean DEFAULT true NOT NULL,
+    split_at timestamp with time zone NOT NULL,
+    CONSTRAINT ledger_home_split_only_row_check CHECK (only_row)
+);
+
 CREATE TABLE public.ledger_postings (
     transfer_id text NOT NULL,
     account_id text NOT NULL,
@@ -773,6 +779,7 @@ CREATE TABLE public.offramp_claim_challenges (
     consumed_at timestamp with time zone,
     created_at timestamp with time zone NOT NULL,
     updated_at timestamp with time zone NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT offramp_claim_challenges_attempts_remaining_check CHECK ((attempts_remaining >= 0)),
     CONSTRAINT offramp_claim_challenges_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT offramp_claim_challenges_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'VERIFIED'::text, 'CANCELLED'::text, 'CONSUMED'::text])))
@@ -786,6 +793,7 @@ CREATE TABLE public.offramp_claim_links (
     used_at timestamp with time zone,
     superseded_at timestamp with time zone,
     created_at timestamp with time zone NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT offramp_claim_links_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
 );
 
@@ -846,6 +854,7 @@ CREATE TABLE public.offramp_escrow_events (
     claim_id text NOT NULL,
     kind text NOT NULL,
     recorded_at timestamp with time zone NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT offramp_escrow_events_chain_id_check CHECK ((chain_id > 0)),
     CONSTRAINT offramp_escrow_events_kind_check CHECK ((kind = ANY (ARRAY['FUNDED'::text, 'LOCKED'::text, 'RELEASED'::text, 'REFUNDED'::text, 'CANCELED'::text, 'EXPIRY_SHORTENED'::text]))),
     CONSTRAINT offramp_escrow_events_log_index_check CHECK ((log_index >= 0))
@@ -855,6 +864,7 @@ CREATE TABLE public.offramp_hold_rechecks (
     payment_id text NOT NULL,
     attempts integer NOT NULL,
     next_at timestamp with time zone NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT offramp_hold_rechecks_attempts_check CHECK ((attempts > 0))
 );
 
@@ -896,6 +906,7 @@ CREATE TABLE public.offramp_returns (
     transfer_id text NOT NULL,
     amount_base_units bigint NOT NULL,
     created_at timestamp with time zone NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT offramp_returns_amount_base_units_check CHECK ((amount_base_units > 0))
 );
 
@@ -904,7 +915,8 @@ CREATE TABLE public.offramp_review_approvals (
     operator text NOT NULL,
     reasons text[] NOT NULL,
     approved_at timestamp with time zone NOT NULL,
-    updated_at timestamp with time zone NOT NULL
+    updated_at timestamp with time zone NOT NULL,
+    tenant_id text NOT NULL
 );
 
 CREATE TABLE public.operator_actions (
@@ -1295,6 +1307,7 @@ CREATE TABLE public.route_quotes (
     fee_base_units bigint NOT NULL,
     quote_expires_at timestamp with time zone NOT NULL,
     created_at timestamp with time zone NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT route_quotes_deliver_base_units_check CHECK ((deliver_base_units > 0)),
     CONSTRAINT route_quotes_fee_base_units_check CHECK ((fee_base_units >= 0)),
     CONSTRAINT route_quotes_status_check CHECK ((status = ANY (ARRAY['ACTIVE'::text, 'SUPERSEDED'::text, 'EXPIRED'::text]))),
@@ -1398,6 +1411,7 @@ CREATE TABLE public.treasury_buckets (
     target_bps integer NOT NULL,
     apy_bps integer NOT NULL,
     "position" integer NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT treasury_buckets_apy_bps_check CHECK (((apy_bps >= 0) AND (apy_bps <= 10000))),
     CONSTRAINT treasury_buckets_kind_check CHECK ((kind = ANY (ARRAY['OPERATING'::text, 'RESERVE'::text, 'YIELD'::text]))),
     CONSTRAINT treasury_buckets_name_check CHECK ((name <> ''::text)),
@@ -1660,16 +1674,16 @@ ALTER TABLE ONLY public.custody_keys
     ADD CONSTRAINT custody_keys_pkey PRIMARY KEY (ref);
 
 ALTER TABLE ONLY public.drips
-    ADD CONSTRAINT drips_chain_tx_hash_key UNIQUE (chain_id, tx_hash);
+    ADD CONSTRAINT drips_chain_tx_hash_key UNIQUE (tenant_id, chain_id, tx_hash);
 
 ALTER TABLE ONLY public.drips
-    ADD CONSTRAINT drips_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT drips_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.handles
-    ADD CONSTRAINT handles_pkey PRIMARY KEY (environment, handle);
+    ADD CONSTRAINT handles_pkey PRIMARY KEY (tenant_id, environment, handle);
 
 ALTER TABLE ONLY public.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (tenant_id, scope, environment, key);
@@ -1704,6 +1718,9 @@ ALTER TABLE ONLY public.ledger_chain_heads
 ALTER TABLE ONLY public.ledger_chain
     ADD CONSTRAINT ledger_chain_position_key UNIQUE (environment, stripe, "position");
 
+ALTER TABLE ONLY public.ledger_home_split
+    ADD CONSTRAINT ledger_home_split_pkey PRIMARY KEY (only_row);
+
 ALTER TABLE ONLY public.ledger_postings
     ADD CONSTRAINT ledger_postings_pkey PRIMARY KEY (account_id, created_at, sequence, home_tenant_id);
 
@@ -1723,37 +1740,37 @@ ALTER TABLE ONLY public.members
     ADD CONSTRAINT members_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.offramp_claim_challenges
-    ADD CONSTRAINT offramp_claim_challenges_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT offramp_claim_challenges_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.offramp_claim_links
-    ADD CONSTRAINT offramp_claim_links_pkey PRIMARY KEY (token_hash);
+    ADD CONSTRAINT offramp_claim_links_pkey PRIMARY KEY (tenant_id, token_hash);
 
 ALTER TABLE ONLY public.offramp_claims
-    ADD CONSTRAINT offramp_claims_onchain_key UNIQUE (environment, chain_id, onchain_id);
+    ADD CONSTRAINT offramp_claims_onchain_key UNIQUE (sender_tenant_id, environment, chain_id, onchain_id);
 
 ALTER TABLE ONLY public.offramp_claims
-    ADD CONSTRAINT offramp_claims_payment_key UNIQUE (payment_id);
+    ADD CONSTRAINT offramp_claims_payment_key UNIQUE (sender_tenant_id, payment_id);
 
 ALTER TABLE ONLY public.offramp_claims
-    ADD CONSTRAINT offramp_claims_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT offramp_claims_pkey PRIMARY KEY (sender_tenant_id, id);
 
 ALTER TABLE ONLY public.offramp_escrow_cursors
     ADD CONSTRAINT offramp_escrow_cursors_pkey PRIMARY KEY (environment, chain_id);
 
 ALTER TABLE ONLY public.offramp_escrow_events
-    ADD CONSTRAINT offramp_escrow_events_pkey PRIMARY KEY (chain_id, tx_hash, log_index);
+    ADD CONSTRAINT offramp_escrow_events_pkey PRIMARY KEY (tenant_id, chain_id, tx_hash, log_index);
 
 ALTER TABLE ONLY public.offramp_hold_rechecks
-    ADD CONSTRAINT offramp_hold_rechecks_pkey PRIMARY KEY (payment_id);
+    ADD CONSTRAINT offramp_hold_rechecks_pkey PRIMARY KEY (tenant_id, payment_id);
 
 ALTER TABLE ONLY public.offramp_payments
-    ADD CONSTRAINT offramp_payments_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT offramp_payments_pkey PRIMARY KEY (sender_tenant_id, id);
 
 ALTER TABLE ONLY public.offramp_returns
-    ADD CONSTRAINT offramp_returns_pkey PRIMARY KEY (payment_id);
+    ADD CONSTRAINT offramp_returns_pkey PRIMARY KEY (tenant_id, payment_id);
 
 ALTER TABLE ONLY public.offramp_review_approvals
-    ADD CONSTRAINT offramp_review_approvals_pkey PRIMARY KEY (payment_id);
+    ADD CONSTRAINT offramp_review_approvals_pkey PRIMARY KEY (tenant_id, payment_id);
 
 ALTER TABLE ONLY public.operator_actions
     ADD CONSTRAINT operator_actions_pkey PRIMARY KEY (id);
@@ -1762,7 +1779,7 @@ ALTER TABLE ONLY public.pass_leases
     ADD CONSTRAINT pass_leases_pkey PRIMARY KEY (name);
 
 ALTER TABLE ONLY public.payout_destinations
-    ADD CONSTRAINT payout_destinations_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT payout_destinations_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.payout_liquidity_top_ups
     ADD CONSTRAINT payout_liquidity_top_ups_pkey PRIMARY KEY (environment, provider, reference);
@@ -1804,13 +1821,13 @@ ALTER TABLE ONLY public.provider_events
     ADD CONSTRAINT provider_events_pkey PRIMARY KEY (provider, event_id);
 
 ALTER TABLE ONLY public.ramps
-    ADD CONSTRAINT ramps_drip_id_key UNIQUE (drip_id);
+    ADD CONSTRAINT ramps_drip_id_key UNIQUE (tenant_id, drip_id);
 
 ALTER TABLE ONLY public.ramps
-    ADD CONSTRAINT ramps_payment_id_key UNIQUE (payment_id);
+    ADD CONSTRAINT ramps_payment_id_key UNIQUE (tenant_id, payment_id);
 
 ALTER TABLE ONLY public.ramps
-    ADD CONSTRAINT ramps_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT ramps_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.rate_limit_buckets
     ADD CONSTRAINT rate_limit_buckets_pkey PRIMARY KEY (key);
@@ -1849,10 +1866,10 @@ ALTER TABLE ONLY public.river_queue
     ADD CONSTRAINT river_queue_pkey PRIMARY KEY (name);
 
 ALTER TABLE ONLY public.route_quotes
-    ADD CONSTRAINT route_quotes_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT route_quotes_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.safe_payments
-    ADD CONSTRAINT safe_payments_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT safe_payments_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
@@ -1873,25 +1890,25 @@ ALTER TABLE ONLY public.tenants
     ADD CONSTRAINT tenants_slug_key UNIQUE (slug);
 
 ALTER TABLE ONLY public.treasury_accounts
-    ADD CONSTRAINT treasury_accounts_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT treasury_accounts_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_buckets
-    ADD CONSTRAINT treasury_buckets_account_id_position_key UNIQUE (account_id, "position");
+    ADD CONSTRAINT treasury_buckets_account_id_position_key UNIQUE (tenant_id, account_id, "position");
 
 ALTER TABLE ONLY public.treasury_buckets
-    ADD CONSTRAINT treasury_buckets_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT treasury_buckets_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_buckets
-    ADD CONSTRAINT treasury_buckets_wallet_id_key UNIQUE (wallet_id);
+    ADD CONSTRAINT treasury_buckets_wallet_id_key UNIQUE (tenant_id, wallet_id);
 
 ALTER TABLE ONLY public.treasury_rules
-    ADD CONSTRAINT treasury_rules_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT treasury_rules_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_sweeps
-    ADD CONSTRAINT treasury_sweeps_payment_id_key UNIQUE (payment_id);
+    ADD CONSTRAINT treasury_sweeps_payment_id_key UNIQUE (tenant_id, payment_id);
 
 ALTER TABLE ONLY public.treasury_sweeps
-    ADD CONSTRAINT treasury_sweeps_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT treasury_sweeps_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.two_phase_marks
     ADD CONSTRAINT two_phase_marks_pkey PRIMARY KEY (id);
@@ -1909,10 +1926,10 @@ ALTER TABLE ONLY public.twofactor_settings
     ADD CONSTRAINT twofactor_settings_pkey PRIMARY KEY (tenant_id, environment);
 
 ALTER TABLE ONLY public.wallets
-    ADD CONSTRAINT wallets_chain_address_key UNIQUE (chain_id, address);
+    ADD CONSTRAINT wallets_chain_address_key UNIQUE (tenant_id, chain_id, address);
 
 ALTER TABLE ONLY public.wallets
-    ADD CONSTRAINT wallets_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT wallets_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.webhook_attempts
     ADD CONSTRAINT webhook_attempts_pkey PRIMARY KEY (tenant_id, delivery_id, number);
@@ -1967,7 +1984,7 @@ CREATE INDEX contacts_tenant_idx ON public.contacts USING btree (tenant_id, envi
 
 CREATE INDEX drips_tenant_created_idx ON public.drips USING btree (tenant_id, environment, created_at);
 
-CREATE INDEX drips_wallet_created_idx ON public.drips USING btree (wallet_id, created_at);
+CREATE INDEX drips_wallet_created_idx ON public.drips USING btree (tenant_id, wallet_id, created_at);
 
 CREATE INDEX events_resource_idx ON public.events USING btree (tenant_id, resource_id, id);
 
@@ -1977,7 +1994,7 @@ CREATE INDEX events_tenant_time_idx ON public.events USING btree (tenant_id, env
 
 CREATE INDEX events_undispatched_idx ON public.events USING btree (tenant_id, id) WHERE (dispatched_at IS NULL);
 
-CREATE INDEX handles_wallet_idx ON public.handles USING btree (wallet_id);
+CREATE INDEX handles_wallet_idx ON public.handles USING btree (tenant_id, wallet_id);
 
 CREATE INDEX idempotency_keys_expires_idx ON public.idempotency_keys USING btree (expires_at);
 
@@ -2003,7 +2020,7 @@ CREATE INDEX offramp_claim_challenges_ip_idx ON public.offramp_claim_challenges 
 
 CREATE INDEX offramp_claim_challenges_phone_idx ON public.offramp_claim_challenges USING btree (phone_hash, created_at);
 
-CREATE INDEX offramp_claim_links_claim_idx ON public.offramp_claim_links USING btree (claim_id);
+CREATE INDEX offramp_claim_links_claim_idx ON public.offramp_claim_links USING btree (tenant_id, claim_id);
 
 CREATE INDEX offramp_claims_due_idx ON public.offramp_claims USING btree (status, expires_at);
 
@@ -2013,7 +2030,7 @@ CREATE INDEX offramp_payments_awaiting_idx ON public.offramp_payments USING btre
 
 CREATE INDEX offramp_payments_held_idx ON public.offramp_payments USING btree (id) WHERE (status = ANY (ARRAY['PAYOUT_SELECTION_REQUIRED'::text, 'COMPLIANCE_HOLD'::text]));
 
-CREATE UNIQUE INDEX offramp_payments_provider_ref_key ON public.offramp_payments USING btree (provider, provider_reference) WHERE (provider_reference IS NOT NULL);
+CREATE UNIQUE INDEX offramp_payments_provider_ref_key ON public.offramp_payments USING btree (sender_tenant_id, provider, provider_reference) WHERE (provider_reference IS NOT NULL);
 
 CREATE INDEX offramp_payments_recipient_idx ON public.offramp_payments USING btree (recipient_tenant_id, environment, id);
 
@@ -2051,7 +2068,7 @@ CREATE INDEX policy_decisions_tenant_env_idx ON public.policy_decisions USING bt
 
 CREATE INDEX ramps_tenant_idx ON public.ramps USING btree (tenant_id, environment, id);
 
-CREATE INDEX ramps_wallet_idx ON public.ramps USING btree (wallet_id, id);
+CREATE INDEX ramps_wallet_idx ON public.ramps USING btree (tenant_id, wallet_id, id);
 
 CREATE INDEX ramps_window_idx ON public.ramps USING btree (tenant_id, environment, direction, created_at);
 
@@ -2079,15 +2096,15 @@ CREATE INDEX river_notification_created_at_idx ON public.river_notification USIN
 
 CREATE INDEX river_notification_topic_id_idx ON public.river_notification USING btree (topic, id);
 
-CREATE INDEX route_quotes_payment_idx ON public.route_quotes USING btree (payment_id, set_version, "position");
+CREATE INDEX route_quotes_payment_idx ON public.route_quotes USING btree (tenant_id, payment_id, set_version, "position");
 
 CREATE INDEX safe_payments_executing_idx ON public.safe_payments USING btree (updated_at) WHERE (status = 'EXECUTING'::text);
 
-CREATE INDEX safe_payments_source_created_idx ON public.safe_payments USING btree (source_wallet_id, created_at DESC, id DESC);
+CREATE INDEX safe_payments_source_created_idx ON public.safe_payments USING btree (tenant_id, source_wallet_id, created_at DESC, id DESC);
 
 CREATE INDEX safe_payments_tenant_env_idx ON public.safe_payments USING btree (tenant_id, environment, id);
 
-CREATE INDEX safe_payments_wallet_pending_idx ON public.safe_payments USING btree (source_wallet_id, safe_nonce) WHERE (status = ANY (ARRAY['CREATED'::text, 'AWAITING_SIGNATURE'::text, 'SIGNING'::text, 'READY_TO_EXECUTE'::text, 'EXECUTING'::text]));
+CREATE INDEX safe_payments_wallet_pending_idx ON public.safe_payments USING btree (tenant_id, source_wallet_id, safe_nonce) WHERE (status = ANY (ARRAY['CREATED'::text, 'AWAITING_SIGNATURE'::text, 'SIGNING'::text, 'READY_TO_EXECUTE'::text, 'EXECUTING'::text]));
 
 CREATE INDEX sms_messages_created_idx ON public.sms_messages USING btree (created_at);
 
@@ -2099,15 +2116,13 @@ CREATE UNIQUE INDEX tenant_lookups_one_tenant ON public.tenant_lookups USING btr
 
 CREATE INDEX treasury_accounts_tenant_idx ON public.treasury_accounts USING btree (tenant_id, environment, id);
 
-CREATE UNIQUE INDEX treasury_buckets_wallet ON public.treasury_buckets USING btree (wallet_id);
-
-CREATE INDEX treasury_rules_account_idx ON public.treasury_rules USING btree (account_id, id) WHERE (deleted_at IS NULL);
+CREATE INDEX treasury_rules_account_idx ON public.treasury_rules USING btree (tenant_id, account_id, id) WHERE (deleted_at IS NULL);
 
 CREATE INDEX treasury_rules_enabled_idx ON public.treasury_rules USING btree (environment, id) WHERE (enabled AND (deleted_at IS NULL));
 
-CREATE INDEX treasury_sweeps_account_idx ON public.treasury_sweeps USING btree (account_id, id);
+CREATE INDEX treasury_sweeps_account_idx ON public.treasury_sweeps USING btree (tenant_id, account_id, id);
 
-CREATE INDEX treasury_sweeps_rule_idx ON public.treasury_sweeps USING btree (rule_id, id) WHERE (rule_id IS NOT NULL);
+CREATE INDEX treasury_sweeps_rule_idx ON public.treasury_sweeps USING btree (tenant_id, rule_id, id) WHERE (rule_id IS NOT NULL);
 
 CREATE INDEX twofactor_budgets_locked_idx ON public.twofactor_budgets USING btree (locked_until) WHERE (locked_until IS NOT NULL);
 
@@ -2147,7 +2162,7 @@ ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.bills
-    ADD CONSTRAINT bills_payer_payment_id_fkey FOREIGN KEY (payer_payment_id) REFERENCES public.safe_payments(id);
+    ADD CONSTRAINT bills_payer_payment_id_fkey FOREIGN KEY (payer_tenant_id, payer_payment_id) REFERENCES public.safe_payments(tenant_id, id);
 
 ALTER TABLE ONLY public.bills
     ADD CONSTRAINT bills_payer_tenant_id_fkey FOREIGN KEY (payer_tenant_id) REFERENCES public.tenants(id);
@@ -2174,7 +2189,7 @@ ALTER TABLE ONLY public.cards
     ADD CONSTRAINT cards_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.cards
-    ADD CONSTRAINT cards_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
+    ADD CONSTRAINT cards_wallet_id_fkey FOREIGN KEY (tenant_id, wallet_id) REFERENCES public.wallets(tenant_id, id);
 
 ALTER TABLE ONLY public.checkout_refunds
     ADD CONSTRAINT checkout_refunds_checkout_id_fkey FOREIGN KEY (tenant_id, checkout_id) REFERENCES public.checkouts(tenant_id, id);
@@ -2189,7 +2204,7 @@ ALTER TABLE ONLY public.drips
     ADD CONSTRAINT drips_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.drips
-    ADD CONSTRAINT drips_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
+    ADD CONSTRAINT drips_wallet_id_fkey FOREIGN KEY (tenant_id, wallet_id) REFERENCES public.wallets(tenant_id, id);
 
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
@@ -2198,16 +2213,16 @@ ALTER TABLE ONLY public.handles
     ADD CONSTRAINT handles_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.handles
-    ADD CONSTRAINT handles_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
+    ADD CONSTRAINT handles_wallet_id_fkey FOREIGN KEY (tenant_id, wallet_id) REFERENCES public.wallets(tenant_id, id);
 
 ALTER TABLE ONLY public.invoices
-    ADD CONSTRAINT invoices_hold_wallet_id_fkey FOREIGN KEY (hold_wallet_id) REFERENCES public.wallets(id);
+    ADD CONSTRAINT invoices_hold_wallet_id_fkey FOREIGN KEY (tenant_id, hold_wallet_id) REFERENCES public.wallets(tenant_id, id);
 
 ALTER TABLE ONLY public.invoices
-    ADD CONSTRAINT invoices_refund_payment_id_fkey FOREIGN KEY (refund_payment_id) REFERENCES public.safe_payments(id);
+    ADD CONSTRAINT invoices_refund_payment_id_fkey FOREIGN KEY (tenant_id, refund_payment_id) REFERENCES public.safe_payments(tenant_id, id);
 
 ALTER TABLE ONLY public.invoices
-    ADD CONSTRAINT invoices_release_payment_id_fkey FOREIGN KEY (release_payment_id) REFERENCES public.safe_payments(id);
+    ADD CONSTRAINT invoices_release_payment_id_fkey FOREIGN KEY (tenant_id, release_payment_id) REFERENCES public.safe_payments(tenant_id, id);
 
 ALTER TABLE ONLY public.invoices
     ADD CONSTRAINT invoices_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
@@ -2222,13 +2237,13 @@ ALTER TABLE ONLY public.members
     ADD CONSTRAINT members_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.offramp_claim_challenges
-    ADD CONSTRAINT offramp_claim_challenges_claim_id_fkey FOREIGN KEY (claim_id) REFERENCES public.offramp_claims(id);
+    ADD CONSTRAINT offramp_claim_challenges_claim_id_fkey FOREIGN KEY (tenant_id, claim_id) REFERENCES public.offramp_claims(sender_tenant_id, id);
 
 ALTER TABLE ONLY public.offramp_claim_links
-    ADD CONSTRAINT offramp_claim_links_claim_id_fkey FOREIGN KEY (claim_id) REFERENCES public.offramp_claims(id);
+    ADD CONSTRAINT offramp_claim_links_claim_id_fkey FOREIGN KEY (tenant_id, claim_id) REFERENCES public.offramp_claims(sender_tenant_id, id);
 
 ALTER TABLE ONLY public.offramp_claims
-    ADD CONSTRAINT offramp_claims_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.offramp_payments(id);
+    ADD CONSTRAINT offramp_claims_payment_id_fkey FOREIGN KEY (sender_tenant_id, payment_id) REFERENCES public.offramp_payments(sender_tenant_id, id);
 
 ALTER TABLE ONLY public.offramp_claims
     ADD CONSTRAINT offramp_claims_recipient_tenant_id_fkey FOREIGN KEY (recipient_tenant_id) REFERENCES public.tenants(id);
@@ -2237,7 +2252,7 @@ ALTER TABLE ONLY public.offramp_claims
     ADD CONSTRAINT offramp_claims_sender_tenant_id_fkey FOREIGN KEY (sender_tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.offramp_hold_rechecks
-    ADD CONSTRAINT offramp_hold_rechecks_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.offramp_payments(id) ON DELETE CASCADE;
+    ADD CONSTRAINT offramp_hold_rechecks_payment_id_fkey FOREIGN KEY (tenant_id, payment_id) REFERENCES public.offramp_payments(sender_tenant_id, id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.offramp_payments
     ADD CONSTRAINT offramp_payments_recipient_tenant_id_fkey FOREIGN KEY (recipient_tenant_id) REFERENCES public.tenants(id);
@@ -2246,10 +2261,10 @@ ALTER TABLE ONLY public.offramp_payments
     ADD CONSTRAINT offramp_payments_sender_tenant_id_fkey FOREIGN KEY (sender_tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.offramp_returns
-    ADD CONSTRAINT offramp_returns_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.offramp_payments(id);
+    ADD CONSTRAINT offramp_returns_payment_id_fkey FOREIGN KEY (tenant_id, payment_id) REFERENCES public.offramp_payments(sender_tenant_id, id);
 
 ALTER TABLE ONLY public.offramp_review_approvals
-    ADD CONSTRAINT offramp_review_approvals_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.offramp_payments(id);
+    ADD CONSTRAINT offramp_review_approvals_payment_id_fkey FOREIGN KEY (tenant_id, payment_id) REFERENCES public.offramp_payments(sender_tenant_id, id);
 
 ALTER TABLE ONLY public.payout_destinations
     ADD CONSTRAINT payout_destinations_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
@@ -2285,16 +2300,16 @@ ALTER TABLE ONLY public.policy_versions
     ADD CONSTRAINT policy_versions_policy_id_fkey FOREIGN KEY (tenant_id, policy_id) REFERENCES public.policies(tenant_id, id);
 
 ALTER TABLE ONLY public.ramps
-    ADD CONSTRAINT ramps_drip_id_fkey FOREIGN KEY (drip_id) REFERENCES public.drips(id);
+    ADD CONSTRAINT ramps_drip_id_fkey FOREIGN KEY (tenant_id, drip_id) REFERENCES public.drips(tenant_id, id);
 
 ALTER TABLE ONLY public.ramps
-    ADD CONSTRAINT ramps_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.safe_payments(id);
+    ADD CONSTRAINT ramps_payment_id_fkey FOREIGN KEY (tenant_id, payment_id) REFERENCES public.safe_payments(tenant_id, id);
 
 ALTER TABLE ONLY public.ramps
     ADD CONSTRAINT ramps_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.ramps
-    ADD CONSTRAINT ramps_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
+    ADD CONSTRAINT ramps_wallet_id_fkey FOREIGN KEY (tenant_id, wallet_id) REFERENCES public.wallets(tenant_id, id);
 
 ALTER TABLE ONLY public.recipient_credentials
     ADD CONSTRAINT recipient_credentials_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
@@ -2303,13 +2318,10 @@ ALTER TABLE ONLY public.relayer_tx_counts
     ADD CONSTRAINT relayer_tx_counts_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.route_quotes
-    ADD CONSTRAINT route_quotes_destination_id_fkey FOREIGN KEY (destination_id) REFERENCES public.payout_destinations(id);
-
-ALTER TABLE ONLY public.route_quotes
-    ADD CONSTRAINT route_quotes_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.offramp_payments(id);
+    ADD CONSTRAINT route_quotes_payment_id_fkey FOREIGN KEY (tenant_id, payment_id) REFERENCES public.offramp_payments(sender_tenant_id, id);
 
 ALTER TABLE ONLY public.safe_payments
-    ADD CONSTRAINT safe_payments_source_wallet_id_fkey FOREIGN KEY (source_wallet_id) REFERENCES public.wallets(id);
+    ADD CONSTRAINT safe_payments_source_wallet_id_fkey FOREIGN KEY (tenant_id, source_wallet_id) REFERENCES public.wallets(tenant_id, id);
 
 ALTER TABLE ONLY public.safe_payments
     ADD CONSTRAINT safe_payments_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
@@ -2321,37 +2333,40 @@ ALTER TABLE ONLY public.treasury_accounts
     ADD CONSTRAINT treasury_accounts_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.treasury_buckets
-    ADD CONSTRAINT treasury_buckets_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.treasury_accounts(id);
+    ADD CONSTRAINT treasury_buckets_account_id_fkey FOREIGN KEY (tenant_id, account_id) REFERENCES public.treasury_accounts(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_buckets
-    ADD CONSTRAINT treasury_buckets_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
+    ADD CONSTRAINT treasury_buckets_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.treasury_buckets
+    ADD CONSTRAINT treasury_buckets_wallet_id_fkey FOREIGN KEY (tenant_id, wallet_id) REFERENCES public.wallets(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_rules
-    ADD CONSTRAINT treasury_rules_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.treasury_accounts(id);
+    ADD CONSTRAINT treasury_rules_account_id_fkey FOREIGN KEY (tenant_id, account_id) REFERENCES public.treasury_accounts(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_rules
-    ADD CONSTRAINT treasury_rules_dest_bucket_id_fkey FOREIGN KEY (dest_bucket_id) REFERENCES public.treasury_buckets(id);
+    ADD CONSTRAINT treasury_rules_dest_bucket_id_fkey FOREIGN KEY (tenant_id, dest_bucket_id) REFERENCES public.treasury_buckets(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_rules
-    ADD CONSTRAINT treasury_rules_source_bucket_id_fkey FOREIGN KEY (source_bucket_id) REFERENCES public.treasury_buckets(id);
+    ADD CONSTRAINT treasury_rules_source_bucket_id_fkey FOREIGN KEY (tenant_id, source_bucket_id) REFERENCES public.treasury_buckets(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_rules
     ADD CONSTRAINT treasury_rules_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.treasury_sweeps
-    ADD CONSTRAINT treasury_sweeps_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.treasury_accounts(id);
+    ADD CONSTRAINT treasury_sweeps_account_id_fkey FOREIGN KEY (tenant_id, account_id) REFERENCES public.treasury_accounts(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_sweeps
-    ADD CONSTRAINT treasury_sweeps_dest_bucket_id_fkey FOREIGN KEY (dest_bucket_id) REFERENCES public.treasury_buckets(id);
+    ADD CONSTRAINT treasury_sweeps_dest_bucket_id_fkey FOREIGN KEY (tenant_id, dest_bucket_id) REFERENCES public.treasury_buckets(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_sweeps
-    ADD CONSTRAINT treasury_sweeps_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.safe_payments(id);
+    ADD CONSTRAINT treasury_sweeps_payment_id_fkey FOREIGN KEY (tenant_id, payment_id) REFERENCES public.safe_payments(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_sweeps
-    ADD CONSTRAINT treasury_sweeps_rule_id_fkey FOREIGN KEY (rule_id) REFERENCES public.treasury_rules(id);
+    ADD CONSTRAINT treasury_sweeps_rule_id_fkey FOREIGN KEY (tenant_id, rule_id) REFERENCES public.treasury_rules(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_sweeps
-    ADD CONSTRAINT treasury_sweeps_source_bucket_id_fkey FOREIGN KEY (source_bucket_id) REFERENCES public.treasury_buckets(id);
+    ADD CONSTRAINT treasury_sweeps_source_bucket_id_fkey FOREIGN KEY (tenant_id, source_bucket_id) REFERENCES public.treasury_buckets(tenant_id, id);
 
 ALTER TABLE ONLY public.treasury_sweeps
     ADD CONSTRAINT treasury_sweeps_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);

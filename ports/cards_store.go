@@ -40,7 +40,8 @@ type CardRepo interface {
 	CreateAuthorization(ctx context.Context, a card.Authorization) error
 	// CreateSpendingAuthorization creates an approved authorization, adds its amount to its
 	// windows (a.Windows) and records announce (its event, as EventRepo.RecordEvent would) in
-	// one statement.
+	// one statement. announce must be the approval's own: its tenant, environment and resource
+	// (the statement writes them once, for both rows); another is refused.
 	CreateSpendingAuthorization(ctx context.Context, a card.Authorization, announce event.Event) error
 	// FindAuthorization: another tenant's or environment's is CARD_AUTHORIZATION_NOT_FOUND.
 	FindAuthorization(ctx context.Context, tenantID string, env core.Environment, id string) (card.Authorization, error)

@@ -18,7 +18,8 @@ type ClaimRepo interface {
 	// FindClaimForSender returns a claim the tenant sent. Not found (or another tenant's):
 	// CLAIM_NOT_FOUND.
 	FindClaimForSender(ctx context.Context, env core.Environment, senderTenantID, id string) (claim.Claim, error)
-	// LockClaim locks a claim's row by id. Not found: CLAIM_NOT_FOUND.
+	// LockClaim locks a claim's row by id (the adapter finds its sender's tenant through the
+	// id's lookup row). Not found: CLAIM_NOT_FOUND.
 	LockClaim(ctx context.Context, id string) (claim.Claim, error)
 	// LockClaimByOnchainID locks the claim of an escrow id on one chain. Not found:
 	// CLAIM_NOT_FOUND (an escrow event of a claim this deployment does not know).
@@ -31,15 +32,16 @@ type ClaimRepo interface {
 
 	CreateLink(ctx context.Context, l claim.Link) error
 	// SupersedeLinks marks every live link of a claim superseded (a resend's fresh link).
-	SupersedeLinks(ctx context.Context, claimID string, at time.Time) error
-	// LockLinkByTokenHash locks a link by its token's sha256. Not found: CLAIM_NOT_FOUND.
+	SupersedeLinks(ctx context.Context, tenantID, claimID string, at time.Time) error
+	// LockLinkByTokenHash locks a link by its token's sha256, before any tenant is known (the
+	// adapter reads the hash's lookup row). Not found: CLAIM_NOT_FOUND.
 	LockLinkByTokenHash(ctx context.Context, tokenHash string) (claim.Link, error)
 	UpdateLink(ctx context.Context, l claim.Link) error
 
 	CreateChallenge(ctx context.Context, c claim.Challenge) error
 	// LockChallenge locks a challenge of a claim. Not found (or another claim's):
 	// CLAIM_CHALLENGE_NOT_FOUND.
-	LockChallenge(ctx context.Context, claimID, id string) (claim.Challenge, error)
+	LockChallenge(ctx context.Context, tenantID, claimID, id string) (claim.Challenge, error)
 	UpdateChallenge(ctx context.Context, c claim.Challenge) error
 	// CountChallengesSince counts challenges created at or after since for a phone hash, or
 	// (when ipHash is set instead) for an IP hash, across claims.
@@ -50,7 +52,7 @@ type ClaimRepo interface {
 	// DeleteEscrowEvent forgets a recorded escrow log (a reorg dropped its block) and returns
 	// its claim and kind; found=false when it was not recorded.
 	DeleteEscrowEvent(ctx context.Context, chainID int64, txHash string, logIndex uint) (claimID string, kind claim.EventKind, found bool, err error)
-	RecordEscrowEvent(ctx context.Context, chainID int64, txHash string, logIndex uint, claimID string, kind claim.EventKind, at time.Time) (bool, error)
+	RecordEscrowEvent(ctx context.Context, tenantID string, chainID int64, txHash string, logIndex uint, claimID string, kind claim.EventKind, at time.Time) (bool, error)
 	// LockEscrowCursor / SaveEscrowCursor keep the escrow indexer's position per environment
 	// and chain (created at block 0 when missing), separate from the ledger mirror's cursor.
 	LockEscrowCursor(ctx context.Context, env core.Environment, chainID int64, now time.Time) (ChainCursor, error)

@@ -175,3 +175,28 @@ type BalanceMovement struct {
 	Amount   int64                     // the signed change to the account's posted balance
 	Accounts map[string]ledger.Account // every account the transfer touches, by id
 }
+
+// LedgerIntent names, before a unit of work runs, the ledger rows its use case will lock: the
+// accounts it will post to and the references of the transfers it will record. A store may
+// lock and read them together with the unit's first statement (the pipeline's claim of the
+// Idempotency-Key does: docs/ledger.md, "Commit pipeline") instead of in a round trip of their
+// own. It is a hint and nothing more: a store may ignore it, rows it names and the unit never
+// uses are only locked early, and the unit's posts run their own protocol whatever it says.
+type LedgerIntent struct {
+	Environment core.Environment
+	Accounts    []ledger.AccountSpec
+	References  []string
+}
+
+type ledgerIntentKey struct{}
+
+// WithLedgerIntent marks ctx with the ledger rows the unit of work run under it will lock.
+func WithLedgerIntent(ctx context.Context, in LedgerIntent) context.Context {
+	return context.WithValue(ctx, ledgerIntentKey{}, in)
+}
+
+// LedgerIntentOf is the intent ctx was marked with (ok false when none).
+func LedgerIntentOf(ctx context.Context) (LedgerIntent, bool) {
+	in, ok := ctx.Value(ledgerIntentKey{}).(LedgerIntent)
+	return in, ok
+}

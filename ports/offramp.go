@@ -57,9 +57,11 @@ type OfframpFilter struct {
 // OfframpRepo stores off-ramp payments, their quote sets, returns and provider events.
 type OfframpRepo interface {
 	CreatePayment(ctx context.Context, p offramp.Payment) error
+	// CreatePayment stores a payment with its SENDER's tenant (its key, and its shard on Citus).
 	// FindPayment returns a payment the tenant sends or receives; else OFFRAMP_PAYMENT_NOT_FOUND.
 	FindPayment(ctx context.Context, env core.Environment, tenantID, id string) (offramp.Payment, error)
-	// LockPayment locks a payment's row by id alone (jobs and webhooks).
+	// LockPayment locks a payment's row by id alone (jobs and webhooks): the adapter finds the
+	// sender's tenant through the id's lookup row.
 	LockPayment(ctx context.Context, id string) (offramp.Payment, error)
 	// LockPaymentByProviderReference locks the payment of a provider's reference.
 	LockPaymentByProviderReference(ctx context.Context, provider, reference string) (offramp.Payment, error)
@@ -76,8 +78,9 @@ type OfframpRepo interface {
 	RecheckDueHeldPaymentIDs(ctx context.Context, now time.Time, reasons []offramp.HoldReason, limit int) ([]string, error)
 	// BackOffHoldRecheck counts one more recheck that found the payment still held and sets
 	// the next at now + first·2^(attempts−1), at most max. ClearHoldRecheck forgets it.
-	BackOffHoldRecheck(ctx context.Context, paymentID string, now time.Time, first, max time.Duration) error
-	ClearHoldRecheck(ctx context.Context, paymentID string) error
+	// Both take the payment's sender's tenant, as every per-payment row below does.
+	BackOffHoldRecheck(ctx context.Context, tenantID, paymentID string, now time.Time, first, max time.Duration) error
+	ClearHoldRecheck(ctx context.Context, tenantID, paymentID string) error
 	// ResetHoldRechecks forgets the backoff of every payment held on reason, so the next
 	// recheck pass looks at them at once.
 	ResetHoldRechecks(ctx context.Context, reason offramp.HoldReason) error
@@ -92,23 +95,24 @@ type OfframpRepo interface {
 	SenderSpend(ctx context.Context, env core.Environment, senderTenantID, excludePaymentID string, w policy.Windows) (policy.Spend, error)
 
 	// InsertQuotes stores a new set; SupersedeQuotes marks every ACTIVE quote of a payment.
-	InsertQuotes(ctx context.Context, qs []offramp.Quote) error
-	SupersedeQuotes(ctx context.Context, paymentID string, status offramp.QuoteStatus) error
+	// tenantID is the payment's sender's tenant.
+	InsertQuotes(ctx context.Context, tenantID string, qs []offramp.Quote) error
+	SupersedeQuotes(ctx context.Context, tenantID, paymentID string, status offramp.QuoteStatus) error
 	// ActiveQuotes returns the payment's current set (status ACTIVE), in its order.
-	ActiveQuotes(ctx context.Context, paymentID string) ([]offramp.Quote, error)
+	ActiveQuotes(ctx context.Context, tenantID, paymentID string) ([]offramp.Quote, error)
 	// FindQuote returns one quote of the payment. Not found: ROUTE_QUOTE_NOT_FOUND.
-	FindQuote(ctx context.Context, paymentID, quoteID string) (offramp.Quote, error)
+	FindQuote(ctx context.Context, tenantID, paymentID, quoteID string) (offramp.Quote, error)
 
 	// RecordReturn records a post-delivery return once per payment (false when already recorded).
-	RecordReturn(ctx context.Context, paymentID, transferID string, amountBaseUnits int64, at time.Time) (bool, error)
+	RecordReturn(ctx context.Context, tenantID, paymentID, transferID string, amountBaseUnits int64, at time.Time) (bool, error)
 	// RecordProviderEvent stores a webhook event id once (false on a replay).
 	RecordProviderEvent(ctx context.Context, provider, eventID string, at time.Time) (bool, error)
 
 	// ApproveReview records an operator's approval of review hold reasons (docs/decisions/operations.md), adding them
 	// to any earlier approval of the payment (the first approver and time are kept).
-	ApproveReview(ctx context.Context, paymentID, operator string, reasons []offramp.HoldReason, at time.Time) error
+	ApproveReview(ctx context.Context, tenantID, paymentID, operator string, reasons []offramp.HoldReason, at time.Time) error
 	// ApprovedReviewReasons returns the review reasons an operator approved (none: nil).
-	ApprovedReviewReasons(ctx context.Context, paymentID string) ([]offramp.HoldReason, error)
+	ApprovedReviewReasons(ctx context.Context, tenantID, paymentID string) ([]offramp.HoldReason, error)
 }
 
 // AliasAttemptKind says what an alias budget counts.

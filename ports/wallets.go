@@ -14,8 +14,9 @@ import (
 type WalletRepo interface {
 	CreateWallet(ctx context.Context, w wallet.Wallet) error
 	FindWallet(ctx context.Context, tenantID string, env core.Environment, id string) (wallet.Wallet, error)
-	// LockWallet loads a wallet by id alone (for background jobs) and locks its row.
-	LockWallet(ctx context.Context, id string) (wallet.Wallet, error)
+	// LockWallet loads a tenant's wallet by id (for background jobs) and locks its row. An empty
+	// tenantID (a job enqueued before jobs carried the tenant) finds the wallet by id alone.
+	LockWallet(ctx context.Context, tenantID, id string) (wallet.Wallet, error)
 	ListWallets(ctx context.Context, tenantID string, env core.Environment, page Page) ([]wallet.Wallet, int, error)
 	UpdateWallet(ctx context.Context, w wallet.Wallet) error
 	// CountWalletsLocked counts a tenant's wallets in env under a transaction-scoped lock on the
@@ -29,16 +30,18 @@ type WalletRepo interface {
 type PaymentRepo interface {
 	CreatePayment(ctx context.Context, p safepay.Payment) error
 	FindPayment(ctx context.Context, tenantID string, env core.Environment, id string) (safepay.Payment, error)
-	// LockPayment loads and locks a payment by id alone (for jobs and concurrent sign/execute).
-	LockPayment(ctx context.Context, id string) (safepay.Payment, error)
+	// LockPayment loads and locks a tenant's payment by id (for jobs and concurrent
+	// sign/execute). An empty tenantID (a job enqueued before jobs carried the tenant) finds the
+	// payment by id alone.
+	LockPayment(ctx context.Context, tenantID, id string) (safepay.Payment, error)
 	ListPayments(ctx context.Context, tenantID string, env core.Environment, page Page) ([]safepay.Payment, int, error)
 	UpdatePayment(ctx context.Context, p safepay.Payment) error
 	// HighestNonceInUse is the largest Safe nonce held by a non-terminal or COMPLETED payment
 	// of the wallet (cancelled and failed payments gave theirs up), or ok=false when none.
-	HighestNonceInUse(ctx context.Context, walletID string) (nonce uint64, ok bool, err error)
+	HighestNonceInUse(ctx context.Context, tenantID, walletID string) (nonce uint64, ok bool, err error)
 	// ListQueuedPayments lists the wallet's non-terminal payments with a Safe nonce above
 	// afterNonce, lowest nonce first, at most limit.
-	ListQueuedPayments(ctx context.Context, walletID string, afterNonce uint64, limit int) ([]safepay.Payment, error)
+	ListQueuedPayments(ctx context.Context, tenantID, walletID string, afterNonce uint64, limit int) ([]safepay.Payment, error)
 	// ListStalePayments lists payments of every tenant in status whose last change is before
 	// updatedBefore, oldest first, at most limit (the stuck-execution reaper).
 	ListStalePayments(ctx context.Context, status safepay.Status, updatedBefore time.Time, limit int) ([]safepay.Payment, error)
@@ -78,8 +81,9 @@ type DripRepo interface {
 	CreateDrip(ctx context.Context, d wallet.Drip) error
 	// FindDrip is scoped by tenant and environment; another tenant's drip is DRIP_NOT_FOUND.
 	FindDrip(ctx context.Context, tenantID string, env core.Environment, id string) (wallet.Drip, error)
-	// LockDrip loads a drip by id alone (for the faucet job) and locks its row.
-	LockDrip(ctx context.Context, id string) (wallet.Drip, error)
+	// LockDrip loads a tenant's drip by id (for the faucet job) and locks its row; an empty
+	// tenantID (a job enqueued before jobs carried the tenant) finds it by id alone.
+	LockDrip(ctx context.Context, tenantID, id string) (wallet.Drip, error)
 	UpdateDrip(ctx context.Context, d wallet.Drip) error
 	// ListDrips lists newest first.
 	ListDrips(ctx context.Context, f DripFilter, page Page) ([]wallet.Drip, int, error)
@@ -89,6 +93,7 @@ type DripRepo interface {
 	// NthNewestDripSince is the creation time of the n-th newest drip created after since
 	// (matching f), or ok=false when there are fewer than n.
 	NthNewestDripSince(ctx context.Context, f DripFilter, since time.Time, n int) (at time.Time, ok bool, err error)
-	// DripTxHashUsed reports whether a drip on chainID already recorded txHash.
-	DripTxHashUsed(ctx context.Context, chainID int64, txHash string) (bool, error)
+	// DripTxHashUsed reports whether a drip of the tenant on chainID already recorded txHash
+	// (a faucet transfer pays one wallet, so only its tenant's drips can claim it).
+	DripTxHashUsed(ctx context.Context, tenantID string, chainID int64, txHash string) (bool, error)
 }

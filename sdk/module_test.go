@@ -24,7 +24,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/corridorhq/corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/sdk/go/v2/corridor"
 )
 
 func main() {
@@ -38,7 +38,7 @@ func main() {
 `
 
 // TestSDKModule_BuildsAlone: a program outside this repository gets the Go client through a
-// replace of github.com/corridorhq/corridor/sdk/go (as `go get` would with a published tag),
+// replace of github.com/corridorhq/corridor/sdk/go/v2 (as `go get` would with a published tag),
 // builds, and its module graph holds none of the service's dependencies.
 func TestSDKModule_BuildsAlone(t *testing.T) {
 	if testing.Short() {
@@ -49,8 +49,8 @@ func TestSDKModule_BuildsAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	goMod := "module example.com/partner\n\ngo 1.26.0\n\nrequire github.com/corridorhq/corridor/sdk/go v1.0.0\n\n" +
-		"replace github.com/corridorhq/corridor/sdk/go => " + sdkDir + "\n"
+	goMod := "module example.com/partner\n\ngo 1.26.0\n\nrequire github.com/corridorhq/corridor/sdk/go/v2 v2.0.0\n\n" +
+		"replace github.com/corridorhq/corridor/sdk/go/v2 => " + sdkDir + "\n"
 	writeFile(t, filepath.Join(dir, "go.mod"), goMod)
 	writeFile(t, filepath.Join(dir, "main.go"), scratchProgram)
 	runIn(t, dir, "go", "mod", "tidy")

@@ -39,7 +39,7 @@ func ReadBuild() BuildInfo {
 
 // String is the build in one word: the module version, or for a development build the API
 // version this tree serves (httpadapter.APIVersion) with the commit's first twelve characters as
-// build metadata ("1.0.0+0123456789ab",
+// build metadata ("2.0.0+0123456789ab",
 // "+…-dirty" when the tree had uncommitted changes), a valid semantic version either way.
 func (b BuildInfo) String() string {
 	version := b.Version

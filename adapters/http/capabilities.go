@@ -32,7 +32,7 @@ type CapabilitiesConfig struct {
 // buildResponse is the build that answers: the version info.version of the OpenAPI document
 // also shows, and the VCS commit it was built from (null when the binary was built without it).
 type buildResponse struct {
-	Version string  `json:"version" oas:"required" example:"1.0.0+0123456789ab" description:"the build's version (a module version, or the API version with the commit as build metadata); the OpenAPI document's info.version"`
+	Version string  `json:"version" oas:"required" example:"2.0.0+0123456789ab" description:"the build's version (a module version, or the API version with the commit as build metadata); the OpenAPI document's info.version"`
 	Commit  *string `json:"commit" oas:"required" example:"0123456789abcdef0123456789abcdef01234567" description:"the VCS commit the binary was built from; null when it was built without VCS stamps"`
 }
 

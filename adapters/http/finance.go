@@ -2,6 +2,7 @@ package http
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"math/big"
@@ -42,7 +43,7 @@ func (h *financeHandlers) ledgerEndpoints() []Endpoint {
 			Responses: map[int]any{200: Content{"application/json": balancesResponse{}, "text/csv": ""}}, Handler: h.getBalances},
 		{Method: "POST", Path: "/v1/sandbox/balance-deposits", Summary: "TEST only: credit the caller's service balance from the sandbox pool", Tag: "balances",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePaymentsCreate}, Request: depositRequest{},
-			Responses: map[int]any{201: depositResponse{}, 403: Envelope{}}, Handler: h.createDeposit},
+			Responses: map[int]any{201: depositResponse{}, 403: Envelope{}}, Prepare: h.prepareDeposit},
 		{Method: "GET", Path: "/v1/ledger/accounts", Summary: "The caller's ledger accounts with balances (now or as of an instant)", Tag: "ledger",
 			Auth: authRequired, Scopes: finance, Params: append([]Param{asOf}, paging...),
 			Responses: map[int]any{200: Content{"application/json": ledgerAccountListResponse{}, "text/csv": ""}}, Handler: h.listLedgerAccounts},
@@ -125,19 +126,18 @@ func (h *financeHandlers) getStatus(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
+// getBalances, the ledger's accounts, a statement, the trial balance and the balance
+// transactions are all one shape (exportRead): parse the query, run the use case, answer
+// CSV or JSON.
 func (h *financeHandlers) getBalances(c *fiber.Ctx) error {
-	asOf, err := queryTime(c, "asOf")
-	if err != nil {
-		return err
-	}
-	view, err := h.svc.Balances(c.UserContext(), principal(c), asOf)
-	if err != nil {
-		return err
-	}
-	if wantsCSV(c) {
-		return balancesCSV(c, view)
-	}
-	return c.JSON(toBalances(view))
+	return exportRead(c, asOfQuery, h.svc.Balances, balancesCSV, toBalances)
+}
+
+// prepareDeposit names the rows the deposit will lock before its unit of work runs, so its
+// claim of the Idempotency-Key locks them in the same statement (finance.PrepareSandboxDeposit).
+func (h *financeHandlers) prepareDeposit(c *fiber.Ctx) (fiber.Handler, error) {
+	h.svc.PrepareSandboxDeposit(c.UserContext(), principal(c))
+	return h.createDeposit, nil
 }
 
 func (h *financeHandlers) createDeposit(c *fiber.Ctx) error {
@@ -153,51 +153,68 @@ func (h *financeHandlers) createDeposit(c *fiber.Ctx) error {
 }
 
 func (h *financeHandlers) listLedgerAccounts(c *fiber.Ctx) error {
-	page, err := pageOf(c)
-	if err != nil {
-		return err
+	return exportRead(c, accountsQuery, h.ledgerAccounts, accountsCSV, toLedgerAccountList)
+}
+
+// accountsRequest is GET /v1/ledger/accounts's query; the page is read first, as it always was.
+type accountsRequest struct {
+	page ports.Page
+	asOf *time.Time
+}
+
+func accountsQuery(c *fiber.Ctx) (q accountsRequest, err error) {
+	if q.page, err = pageOf(c); err != nil {
+		return q, err
 	}
-	asOf, err := queryTime(c, "asOf")
-	if err != nil {
-		return err
-	}
-	accounts, total, err := h.svc.LedgerAccounts(c.UserContext(), principal(c), page, asOf)
-	if err != nil {
-		return err
-	}
-	if wantsCSV(c) {
-		return accountsCSV(c, accounts, total, asOf)
-	}
-	out := ledgerAccountListResponse{Accounts: make([]ledgerAccountResponse, len(accounts)), Total: total, AsOf: asOf}
-	for i, ab := range accounts {
+	q.asOf, err = queryTime(c, "asOf")
+	return q, err
+}
+
+// accountsPage is one page of the caller's accounts with the instant its balances are as of.
+type accountsPage struct {
+	accounts []ports.AccountBalance
+	total    int
+	asOf     *time.Time
+}
+
+func (h *financeHandlers) ledgerAccounts(ctx context.Context, p auth.Principal, q accountsRequest) (accountsPage, error) {
+	accounts, total, err := h.svc.LedgerAccounts(ctx, p, q.page, q.asOf)
+	return accountsPage{accounts: accounts, total: total, asOf: q.asOf}, err
+}
+
+func toLedgerAccountList(v accountsPage) ledgerAccountListResponse {
+	out := ledgerAccountListResponse{Accounts: make([]ledgerAccountResponse, len(v.accounts)), Total: v.total, AsOf: v.asOf}
+	for i, ab := range v.accounts {
 		out.Accounts[i] = toLedgerAccount(ab)
 	}
-	return c.JSON(out)
+	return out
 }
 
 func (h *financeHandlers) accountStatement(c *fiber.Ctx) error {
-	export := wantsCSV(c)
-	page, err := entriesPage(c, export)
+	return exportRead(c, statementQuery, h.statement, statementCSV, toStatement)
+}
+
+// paged is an exportable list's parsed query: the use case's input and the page asked for.
+type paged[In any] struct {
+	in   In
+	page ports.Page
+}
+
+func statementQuery(c *fiber.Ctx) (paged[finance.StatementInput], error) {
+	w, err := exportWindowOf(c, wantsCSV(c))
 	if err != nil {
-		return err
-	}
-	from, to, err := window(c)
-	if err != nil {
-		return err
+		return paged[finance.StatementInput]{}, err
 	}
 	asOf, err := queryTime(c, "asOf")
 	if err != nil {
-		return err
+		return paged[finance.StatementInput]{}, err
 	}
-	in := finance.StatementInput{AccountID: strings.TrimSpace(c.Params("id")), From: from, To: to, AsOf: asOf, Export: export}
-	view, err := h.svc.LedgerStatementOf(c.UserContext(), principal(c), in, page)
-	if err != nil {
-		return err
-	}
-	if export {
-		return statementCSV(c, view)
-	}
-	return c.JSON(toStatement(view))
+	in := finance.StatementInput{AccountID: strings.TrimSpace(c.Params("id")), From: w.from, To: w.to, AsOf: asOf, Export: w.export}
+	return paged[finance.StatementInput]{in: in, page: w.page}, nil
+}
+
+func (h *financeHandlers) statement(ctx context.Context, p auth.Principal, q paged[finance.StatementInput]) (finance.StatementView, error) {
+	return h.svc.LedgerStatementOf(ctx, p, q.in, q.page)
 }
 
 func (h *financeHandlers) listEntries(c *fiber.Ctx) error {
@@ -208,16 +225,12 @@ func (h *financeHandlers) listEntries(c *fiber.Ctx) error {
 	if c.Query("format") == "" && wantsCSV(c) {
 		format = "csv"
 	}
-	page, err := entriesPage(c, format == "csv")
+	w, err := exportWindowOf(c, format == "csv")
 	if err != nil {
 		return err
 	}
-	from, to, err := window(c)
-	if err != nil {
-		return err
-	}
-	in := finance.EntriesInput{AccountID: strings.TrimSpace(c.Query("accountId")), From: from, To: to, Export: format == "csv"}
-	entries, total, err := h.svc.LedgerEntries(c.UserContext(), principal(c), in, page)
+	in := finance.EntriesInput{AccountID: strings.TrimSpace(c.Query("accountId")), From: w.from, To: w.to, Export: w.export}
+	entries, total, err := h.svc.LedgerEntries(c.UserContext(), principal(c), in, w.page)
 	if err != nil {
 		return err
 	}
@@ -239,43 +252,61 @@ func (h *financeHandlers) listEntries(c *fiber.Ctx) error {
 }
 
 func (h *financeHandlers) trialBalance(c *fiber.Ctx) error {
-	asOf, err := queryTime(c, "asOf")
+	return exportRead(c, asOfQuery, h.svc.LedgerTrialBalanceAsOf, trialBalanceCSV, toTrialBalance)
+}
+
+func (h *financeHandlers) listBalanceTransactions(c *fiber.Ctx) error {
+	return exportRead(c, balanceTransactionsQuery, h.balanceTransactions, balanceTransactionsCSV, toBalanceTransactionList)
+}
+
+func balanceTransactionsQuery(c *fiber.Ctx) (paged[finance.BalanceTransactionsInput], error) {
+	w, err := exportWindowOf(c, wantsCSV(c))
+	in := finance.BalanceTransactionsInput{From: w.from, To: w.to, Export: w.export}
+	return paged[finance.BalanceTransactionsInput]{in: in, page: w.page}, err
+}
+
+// balanceTransactionsPage is one page of balance transactions with the window's total.
+type balanceTransactionsPage struct {
+	items []finance.BalanceTransaction
+	total int
+}
+
+func (h *financeHandlers) balanceTransactions(ctx context.Context, p auth.Principal, q paged[finance.BalanceTransactionsInput]) (balanceTransactionsPage, error) {
+	bts, total, err := h.svc.BalanceTransactions(ctx, p, q.in, q.page)
+	return balanceTransactionsPage{items: bts, total: total}, err
+}
+
+func toBalanceTransactionList(v balanceTransactionsPage) balanceTransactionListResponse {
+	out := balanceTransactionListResponse{BalanceTransactions: make([]balanceTransactionResponse, len(v.items)), Total: v.total}
+	for i, bt := range v.items {
+		out.BalanceTransactions[i] = toBalanceTransaction(bt)
+	}
+	return out
+}
+
+// exportRead is the one shape of the finance reads a caller may take as JSON or CSV: parse
+// the query (a bad one is answered before anything is read), run the use case as the caller,
+// then answer CSV when the caller prefers text/csv, else JSON. It is generic so each read
+// keeps its own typed request, view and DTO; the order of the checks is the handlers' own
+// (a parse that pages a CSV export asks wantsCSV first, which only adds Vary once).
+func exportRead[Q, V, R any](c *fiber.Ctx, parse func(*fiber.Ctx) (Q, error),
+	read func(context.Context, auth.Principal, Q) (V, error), csvOf func(*fiber.Ctx, V) error, jsonOf func(V) R) error {
+	q, err := parse(c)
 	if err != nil {
 		return err
 	}
-	view, err := h.svc.LedgerTrialBalanceAsOf(c.UserContext(), principal(c), asOf)
+	v, err := read(c.UserContext(), principal(c), q)
 	if err != nil {
 		return err
 	}
 	if wantsCSV(c) {
-		return trialBalanceCSV(c, view)
+		return csvOf(c, v)
 	}
-	return c.JSON(toTrialBalance(view))
+	return c.JSON(jsonOf(v))
 }
 
-func (h *financeHandlers) listBalanceTransactions(c *fiber.Ctx) error {
-	export := wantsCSV(c)
-	page, err := entriesPage(c, export)
-	if err != nil {
-		return err
-	}
-	from, to, err := window(c)
-	if err != nil {
-		return err
-	}
-	bts, total, err := h.svc.BalanceTransactions(c.UserContext(), principal(c), finance.BalanceTransactionsInput{From: from, To: to, Export: export}, page)
-	if err != nil {
-		return err
-	}
-	if export {
-		return balanceTransactionsCSV(c, bts, total)
-	}
-	out := balanceTransactionListResponse{BalanceTransactions: make([]balanceTransactionResponse, len(bts)), Total: total}
-	for i, bt := range bts {
-		out.BalanceTransactions[i] = toBalanceTransaction(bt)
-	}
-	return c.JSON(out)
-}
+// asOfQuery reads the optional asOf instant, the whole query of the balances and the trial balance.
+func asOfQuery(c *fiber.Ctx) (*time.Time, error) { return queryTime(c, "asOf") }
 
 // entriesPage reads skip and take; a CSV export pages up to finance.MaxExportTake transfers.
 func entriesPage(c *fiber.Ctx, export bool) (ports.Page, error) {
@@ -292,6 +323,25 @@ func entriesPage(c *fiber.Ctx, export bool) (ports.Page, error) {
 		errs.Add("take", "must be an integer from 1 to "+strconv.Itoa(finance.MaxExportTake))
 	}
 	return ports.Page{Skip: skip, Take: take}, errs.Err()
+}
+
+// exportWindow is the query the exportable lists share: a page (a CSV export pages further)
+// and a [from, to) window of creation times.
+type exportWindow struct {
+	export   bool
+	page     ports.Page
+	from, to *time.Time
+}
+
+// exportWindowOf reads the page before the window: a request with both wrong is answered
+// about its page, as these lists always have.
+func exportWindowOf(c *fiber.Ctx, export bool) (w exportWindow, err error) {
+	w.export = export
+	if w.page, err = entriesPage(c, export); err != nil {
+		return w, err
+	}
+	w.from, w.to, err = window(c)
+	return w, err
 }
 
 // window reads the from and to query parameters of a time range [from, to).

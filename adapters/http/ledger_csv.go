@@ -11,7 +11,6 @@ import (
 	"github.com/corridorhq/corridor/app/finance"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ledger"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // The finance reports in CSV (docs/ledger.md): a caller asks with Accept: text/csv. Every
@@ -81,14 +80,14 @@ func balancesCSV(c *fiber.Ctx, v finance.BalancesView) error {
 // AccountsCSVColumns are the columns of GET /v1/ledger/accounts as CSV.
 var AccountsCSVColumns = append([]string{"accountId", "asset", "kind", "reference", "createdAt", "asOf"}, balanceColumns...)
 
-func accountsCSV(c *fiber.Ctx, accounts []ports.AccountBalance, total int, asOf *time.Time) error {
-	rows := make([][]string, len(accounts))
-	for i, ab := range accounts {
+func accountsCSV(c *fiber.Ctx, v accountsPage) error {
+	rows := make([][]string, len(v.accounts))
+	for i, ab := range v.accounts {
 		a := ab.Account
-		row := []string{a.ID, a.Asset, a.Kind, csvText(a.Reference), a.CreatedAt.UTC().Format(csvTime), csvTimeOf(asOf)}
+		row := []string{a.ID, a.Asset, a.Kind, csvText(a.Reference), a.CreatedAt.UTC().Format(csvTime), csvTimeOf(v.asOf)}
 		rows[i] = append(row, balanceCells(ab.Balance)...)
 	}
-	return sendCSV(c, "corridor-ledger-accounts.csv", AccountsCSVColumns, rows, total)
+	return sendCSV(c, "corridor-ledger-accounts.csv", AccountsCSVColumns, rows, v.total)
 }
 
 // StatementCSVColumns are the columns of a statement as CSV. The first row is the opening
@@ -134,15 +133,15 @@ var BalanceTransactionsCSVColumns = []string{
 	"gross", "grossBaseUnits", "fee", "feeBaseUnits", "net", "netBaseUnits", "type", "reference",
 }
 
-func balanceTransactionsCSV(c *fiber.Ctx, bts []finance.BalanceTransaction, total int) error {
-	rows := make([][]string, len(bts))
-	for i, bt := range bts {
+func balanceTransactionsCSV(c *fiber.Ctx, v balanceTransactionsPage) error {
+	rows := make([][]string, len(v.items))
+	for i, bt := range v.items {
 		row := []string{bt.TransferID, bt.CreatedAt.UTC().Format(csvTime), bt.ObjectType, csvText(bt.ObjectID), csvText(bt.Description),
 			bt.Asset, bt.AccountID, bt.AccountKind}
 		row = append(append(append(row, amountCells(bt.Gross)...), amountCells(bt.Fee)...), amountCells(bt.Net)...)
 		rows[i] = append(row, string(bt.Type), csvText(bt.Reference))
 	}
-	return sendCSV(c, "corridor-balance-transactions.csv", BalanceTransactionsCSVColumns, rows, total)
+	return sendCSV(c, "corridor-balance-transactions.csv", BalanceTransactionsCSVColumns, rows, v.total)
 }
 
 func prefixed(prefix string, names []string) []string {

@@ -49,7 +49,7 @@ func (q *Inserter) Enqueue(ctx context.Context, args ports.JobArgs, opts ports.J
 	if !ok {
 		return errors.New("jobs: Enqueue outside a unit of work: jobs must commit with their state change")
 	}
-	ins := &river.InsertOpts{MaxAttempts: opts.MaxAttempts, ScheduledAt: opts.ScheduledAt}
+	ins := &river.InsertOpts{MaxAttempts: opts.MaxAttempts, ScheduledAt: opts.ScheduledAt, Queue: opts.Queue}
 	if opts.UniqueFor > 0 {
 		ins.UniqueOpts = river.UniqueOpts{ByArgs: true, ByPeriod: opts.UniqueFor}
 	}
@@ -75,6 +75,8 @@ type Config struct {
 	Workers      *river.Workers
 	PeriodicJobs []*river.PeriodicJob
 	MaxWorkers   int // per default queue; 0 = 10
+	// TextsWorkers work ports.QueueTexts beside the default queue; 0 = DefaultTextsWorkers.
+	TextsWorkers int
 	Logger       *slog.Logger
 	// FetchPollInterval bounds job pickup latency when LISTEN/NOTIFY is unavailable.
 	FetchPollInterval time.Duration
@@ -98,6 +100,19 @@ type Config struct {
 	// running jobs go back to work.
 	HeartbeatEvery time.Duration
 	DeadAfter      time.Duration
+}
+
+// DefaultTextsWorkers is how many texts one replica sends at once: a text is one short gateway
+// call, so two keep up with bursts while the default queue is busy.
+const DefaultTextsWorkers = 2
+
+// queues are the queues a runner works: the default one and the texts' own (ports.QueueTexts),
+// so a text never waits behind the default queue's backlog.
+func queues(cfg Config) map[string]river.QueueConfig {
+	return map[string]river.QueueConfig{
+		river.QueueDefault: {MaxWorkers: cfg.MaxWorkers},
+		ports.QueueTexts:   {MaxWorkers: cmp.Or(cfg.TextsWorkers, DefaultTextsWorkers)},
+	}
 }
 
 // defaultJobTimeout bounds a job whose worker sets no time-out of its own.
@@ -139,7 +154,7 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 		ID: live.clientID,
 		Middleware: append([]rivertype.Middleware{&observeWork{metrics: work}, &continueTrace{}, newTracing(),
 			&singleFlight{pool: pool, log: live.log, clientID: live.clientID}}, cfg.Middleware...),
-		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}},
+		Queues:               queues(cfg),
 		Workers:              cfg.Workers,
 		PeriodicJobs:         cfg.PeriodicJobs,
 		Logger:               riverLogger(cfg.Logger),

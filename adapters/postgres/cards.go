@@ -214,33 +214,42 @@ func (r cardRepo) LockCard(ctx context.Context, tenantID string, env core.Enviro
 	return oneRow[card.Card, cardModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id).For("UPDATE"), errCardNotFound)
 }
 
-// cardDecisionModel is a card row with what card_lock_for_decision reads beside it.
-type cardDecisionModel struct {
-	cardModel      `bun:",extend"`
-	SpentDaily     int64 `bun:"spent_daily,scanonly"`
-	SpentWeekly    int64 `bun:"spent_weekly,scanonly"`
-	SpentMonthly   int64 `bun:"spent_monthly,scanonly"`
-	PolicyAttached bool  `bun:"policy_attached,scanonly"`
-}
+// lockCardForDecisionSQL runs card_lock_for_decision (migration 000061): the lock, then the
+// windows and the attachment check in fresh snapshots. Its columns are plain values (the MCC
+// lists as jsonb's text), so the query can carry the statements waiting on the connection (the
+// use case's savepoint) in its own exchange, and its text never changes, so pgx prepares it
+// once per connection: Bun's interpolation made every call a new text to parse and plan.
+const lockCardForDecisionSQL = `SELECT (r.card).id, (r.card).tenant_id, (r.card).environment, (r.card).funding,
+    (r.card).wallet_id, (r.card).safe_address, (r.card).cardholder_id, (r.card).agent_id, (r.card).issuer,
+    (r.card).issuer_card_id, (r.card).last4, (r.card).funding_account_id, (r.card).chain,
+    (r.card).crypto_account_address, (r.card).crypto_account_type, (r.card).status,
+    (r.card).per_transaction_limit, (r.card).daily_limit, (r.card).weekly_limit, (r.card).monthly_limit,
+    (r.card).blocked_mcc::text, (r.card).allowed_mcc::text, (r.card).created_at, (r.card).updated_at,
+    r.spent_daily, r.spent_weekly, r.spent_monthly, r.policy_attached
+FROM card_lock_for_decision($1, $2, $3, $4, $5, $6) AS r`
 
-// LockCardForDecision runs card_lock_for_decision (migration 000061): the lock, then the
-// windows and the attachment check in fresh snapshots, in one round trip instead of three.
+// LockCardForDecision locks the card and reads what its decision needs beside it, in one round
+// trip that also carries the savepoint the use case opened before it.
 func (r cardRepo) LockCardForDecision(ctx context.Context, tenantID string, env core.Environment, id string, w card.Windows) (ports.CardDecisionRows, error) {
-	var m cardDecisionModel
-	err := r.db.NewRaw(`SELECT (r.card).*, r.spent_daily, r.spent_weekly, r.spent_monthly, r.policy_attached
-		FROM card_lock_for_decision(?, ?, ?, ?, ?, ?) AS r`, tenantID, env, id, w.Day, w.Week, w.Month).Scan(ctx, &m)
+	var m cardModel
+	var blocked, allowed []byte
+	var d ports.CardDecisionRows
+	err := rawQuerier(r.db).QueryRowContext(ctx, lockCardForDecisionSQL, withPending{}, tenantID, string(env), id, w.Day, w.Week, w.Month).Scan(
+		&m.ID, &m.TenantID, &m.Environment, &m.Funding, &m.WalletID, &m.SafeAddress, &m.CardholderID, &m.AgentID,
+		&m.Issuer, &m.IssuerCardID, &m.Last4, &m.FundingAccountID, &m.Chain, &m.CryptoAccountAddress,
+		&m.CryptoAccountType, &m.Status, &m.PerTransactionLimit, &m.DailyLimit, &m.WeeklyLimit, &m.MonthlyLimit,
+		&blocked, &allowed, &m.CreatedAt, &m.UpdatedAt, &d.Spent.Daily, &d.Spent.Weekly, &d.Spent.Monthly, &d.PolicyAttached)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ports.CardDecisionRows{}, errCardNotFound
 	}
 	if err != nil {
 		return ports.CardDecisionRows{}, err
 	}
-	c, err := m.cardModel.domain()
-	if err != nil {
+	m.BlockedMCC, m.AllowedMCC = blocked, allowed
+	if d.Card, err = m.domain(); err != nil {
 		return ports.CardDecisionRows{}, err
 	}
-	return ports.CardDecisionRows{Card: c, Spent: card.Spend{Daily: m.SpentDaily, Weekly: m.SpentWeekly, Monthly: m.SpentMonthly},
-		PolicyAttached: m.PolicyAttached}, nil
+	return d, nil
 }
 
 func (r cardRepo) UpdateCard(ctx context.Context, c card.Card) error {
@@ -288,9 +297,9 @@ func (r cardRepo) WindowSpend(ctx context.Context, tenantID, cardID string, w ca
 }
 
 // addWindowSpendSQL adds an amount to a card's three windows, creating the rows it lacks. Its
-// rows are VALUES naming the tenant (not a set-returning function), so on Citus the insert, and
-// the statement it ends in CreateSpendingAuthorization, route to the tenant's shard. The casts
-// keep each parameter typed when Citus re-plans the statement for the shard.
+// rows are VALUES naming the tenant (not a set-returning function), so on Citus the insert
+// routes to the tenant's shard, as createSpendingAuthorizationSQL's does. The casts keep each
+// parameter typed when Citus re-plans the statement for the shard.
 const addWindowSpendSQL = `INSERT INTO card_spend_windows (tenant_id, card_id, window_key, spent_base_units)
 		VALUES (?::text, ?::text, ?::text, ?::bigint), (?::text, ?::text, ?::text, ?::bigint), (?::text, ?::text, ?::text, ?::bigint)
 		ON CONFLICT (tenant_id, card_id, window_key) DO UPDATE SET spent_base_units = card_spend_windows.spent_base_units + EXCLUDED.spent_base_units`
@@ -314,22 +323,49 @@ func (r cardRepo) CreateAuthorization(ctx context.Context, a card.Authorization)
 	return err
 }
 
+// createSpendingAuthorizationSQL inserts an approval ($1–$23, card_authorizations' columns),
+// its event ($24–$28: id, type, data, created_at, repeatable, with the tenant, environment and
+// resource of the approval's) and adds its amount to its three windows (the approval's tenant,
+// card, window keys and amount), in one statement of one unchanging text: pgx prepares it once
+// per connection and PostgreSQL plans it once, where Bun's interpolation made every approval a
+// new text to parse and plan. The event's insert is recordEventQuery's, with its guard.
+const createSpendingAuthorizationSQL = `WITH created AS (
+    INSERT INTO card_authorizations (id, tenant_id, environment, card_id, amount_base_units, captured_base_units,
+        mcc, merchant_name, counterparty, status, decline_reason, reversal_reason, day_key, week_key, month_key,
+        hold_transfer_id, policy_id, policy_decision_id, settlement_status, settlement_tx_hash, settlement_error,
+        created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
+), announced AS (
+    INSERT INTO events (id, tenant_id, environment, type, resource_id, data, created_at)
+    SELECT $24, $2, $3, $25, $1, $26::text::jsonb, $27 WHERE $28 OR coalesce((SELECT type FROM events
+        WHERE tenant_id = $2 AND resource_id = $1 ORDER BY id DESC LIMIT 1), '') <> $25
+)
+INSERT INTO card_spend_windows (tenant_id, card_id, window_key, spent_base_units)
+VALUES ($2::text, $4::text, $13::text, $5::bigint), ($2::text, $4::text, $14::text, $5::bigint),
+    ($2::text, $4::text, $15::text, $5::bigint)
+ON CONFLICT (tenant_id, card_id, window_key) DO UPDATE SET spent_base_units = card_spend_windows.spent_base_units + EXCLUDED.spent_base_units`
+
 // CreateSpendingAuthorization inserts the approval, adds its amount to its three windows and
-// records its event in one statement (the inserts as data-modifying WITHs), saving the approval
-// two round trips.
+// records its event in one statement (createSpendingAuthorizationSQL), saving the approval
+// two round trips. The event must be the approval's own (its tenant, environment and resource).
 func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Authorization, announce event.Event) error {
 	if err := announce.Validate(); err != nil {
 		return err
+	}
+	if announce.TenantID != a.TenantID || announce.Environment != a.Environment || announce.ResourceID != a.ID {
+		return fmt.Errorf("event %s: not the approval %s's own", announce.ID, a.ID)
 	}
 	data, err := timestamp.Marshal(announce.Data)
 	if err != nil {
 		return fmt.Errorf("event %s: data: %w", announce.ID, err)
 	}
 	m := cardAuthorizationFromDomain(a)
-	_, err = r.db.NewRaw(`WITH created AS (?), announced AS (?) `+addWindowSpendSQL,
-		r.db.NewInsert().Model(&m), recordEventQuery(r.db, announce, data),
-		a.TenantID, a.CardID, a.Windows.Day, a.Amount, a.TenantID, a.CardID, a.Windows.Week, a.Amount,
-		a.TenantID, a.CardID, a.Windows.Month, a.Amount).Exec(ctx)
+	_, err = rawQuerier(r.db).ExecContext(ctx, createSpendingAuthorizationSQL,
+		m.ID, m.TenantID, m.Environment, m.CardID, m.AmountBaseUnits, m.CapturedBaseUnits,
+		m.MCC, m.MerchantName, m.Counterparty, m.Status, m.DeclineReason, m.ReversalReason, m.DayKey, m.WeekKey, m.MonthKey,
+		m.HoldTransferID, m.PolicyID, m.PolicyDecisionID, m.SettlementStatus, m.SettlementTxHash, m.SettlementError,
+		m.CreatedAt, m.UpdatedAt,
+		announce.ID, announce.Type, string(data), announce.CreatedAt, announce.Repeatable)
 	return err
 }
 

@@ -96,7 +96,22 @@ var CitusPlan = concatPlans(
 		// payer's: every read, lock and update after the sender's insert is the payer's.
 		dist("checkouts"), dist("checkout_refunds"), dist("invoices"), distBy("bills", "payer_tenant_id"),
 		// A verified phone's owner is found through its lookup row; the outbox is the tenant's.
-		dist("phone_aliases"), dist("sms_messages")},
+		dist("phone_aliases"), dist("sms_messages"),
+		// Wallets, then what keys to them: handles (found by name through a lookup row), drips,
+		// Safe payments, ramps (keyed to all three). Agents with them: an agent's spend sums
+		// join its card spend with its wallet's Safe payments. The treasury keys to wallets and
+		// Safe payments, each of its tables after the ones it keys to.
+		dist("wallets"), dist("handles"), dist("drips"), dist("safe_payments"), dist("ramps"),
+		dist("agents"), dist("agent_card_spend"),
+		dist("treasury_accounts"), dist("treasury_buckets"), dist("treasury_rules"), dist("treasury_sweeps"),
+		// Payout destinations are their owner's (the recipient); the off-ramp family is the
+		// SENDER's: a payment before the rows that key to it, a claim before its links and
+		// challenges. A route quote names the recipient's destination, so no key joins the two.
+		dist("payout_destinations"),
+		distBy("offramp_payments", "sender_tenant_id"), dist("route_quotes"), dist("offramp_returns"),
+		dist("offramp_hold_rechecks"), dist("offramp_review_approvals"),
+		distBy("offramp_claims", "sender_tenant_id"), dist("offramp_claim_links"), dist("offramp_claim_challenges"),
+		dist("offramp_escrow_events")},
 	// The unscoped lookups (API key by public id, invite by token hash, a user's memberships):
 	// distributed by the looked-up value, so each lookup asks one shard.
 	[]TablePlacement{lookup("tenant_lookups", "lookup_key")},
@@ -115,15 +130,11 @@ var CitusPlan = concatPlans(
 		coord("ledger_anchors"),
 		// The phone-alias code budgets count per phone number and per client IP across tenants:
 		// a limits table like rate_limit_*, not a tenant's rows.
-		coord("phone_alias_attempts")},
-	// agents and agent_card_spend have their tenant keys, but the spend sums join
-	// agent_card_spend with safe_payments, so they move with the wallets family.
-	pending(Distributed, "agents", "agent_card_spend"),
+		coord("phone_alias_attempts"),
+		// One global row: when money between tenants became two single-home legs, read by
+		// corridor check on the coordinator.
+		coord("ledger_home_split")},
 	pending(Distributed, "tenants",
-		"wallets", "handles", "drips", "ramps", "safe_payments", "treasury_accounts", "treasury_buckets", "treasury_rules", "treasury_sweeps",
-		"payout_destinations",
-		"offramp_payments", "route_quotes", "offramp_returns", "offramp_hold_rechecks", "offramp_review_approvals",
-		"offramp_claims", "offramp_claim_links", "offramp_claim_challenges", "offramp_escrow_events",
 		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers", "ledger_account_homes",
 		"ledger_chain", "ledger_chain_heads"),
 )

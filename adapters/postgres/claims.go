@@ -33,11 +33,11 @@ var (
 
 type claimModel struct {
 	bun.BaseModel     `bun:"table:offramp_claims"`
+	SenderTenantID    string     `bun:"sender_tenant_id,pk"`
 	ID                string     `bun:"id,pk"`
 	OnchainID         string     `bun:"onchain_id"`
 	Environment       string     `bun:"environment"`
 	PaymentID         string     `bun:"payment_id"`
-	SenderTenantID    string     `bun:"sender_tenant_id"`
 	RecipientTenantID *string    `bun:"recipient_tenant_id"`
 	PhoneHash         string     `bun:"phone_hash"`
 	PhoneMasked       string     `bun:"phone_masked"`
@@ -111,6 +111,7 @@ func validClaimStatus(s claim.Status) bool {
 
 type claimLinkModel struct {
 	bun.BaseModel `bun:"table:offramp_claim_links"`
+	TenantID      string     `bun:"tenant_id,pk"`
 	TokenHash     string     `bun:"token_hash,pk"`
 	ClaimID       string     `bun:"claim_id"`
 	Environment   string     `bun:"environment"`
@@ -121,12 +122,12 @@ type claimLinkModel struct {
 }
 
 func claimLinkFromDomain(l claim.Link) claimLinkModel {
-	return claimLinkModel{TokenHash: l.TokenHash, ClaimID: l.ClaimID, Environment: string(l.Environment),
+	return claimLinkModel{TenantID: l.TenantID, TokenHash: l.TokenHash, ClaimID: l.ClaimID, Environment: string(l.Environment),
 		ExpiresAt: l.ExpiresAt.UTC(), UsedAt: utcPtr(l.UsedAt), SupersededAt: utcPtr(l.SupersededAt), CreatedAt: l.CreatedAt.UTC()}
 }
 
 func (m claimLinkModel) domain() (claim.Link, error) {
-	l := claim.Link{TokenHash: m.TokenHash, ClaimID: m.ClaimID, Environment: core.Environment(m.Environment),
+	l := claim.Link{TenantID: m.TenantID, TokenHash: m.TokenHash, ClaimID: m.ClaimID, Environment: core.Environment(m.Environment),
 		ExpiresAt: m.ExpiresAt.UTC(), UsedAt: utcPtr(m.UsedAt), SupersededAt: utcPtr(m.SupersededAt), CreatedAt: m.CreatedAt.UTC()}
 	if l.TokenHash == "" || l.ClaimID == "" || !l.Environment.Valid() {
 		return claim.Link{}, fmt.Errorf("postgres: corrupt claim link of claim %s (environment %q)", m.ClaimID, m.Environment)
@@ -136,6 +137,7 @@ func (m claimLinkModel) domain() (claim.Link, error) {
 
 type claimChallengeModel struct {
 	bun.BaseModel     `bun:"table:offramp_claim_challenges"`
+	TenantID          string     `bun:"tenant_id,pk"`
 	ID                string     `bun:"id,pk"`
 	ClaimID           string     `bun:"claim_id"`
 	Environment       string     `bun:"environment"`
@@ -152,14 +154,14 @@ type claimChallengeModel struct {
 }
 
 func claimChallengeFromDomain(c claim.Challenge) claimChallengeModel {
-	return claimChallengeModel{ID: c.ID, ClaimID: c.ClaimID, Environment: string(c.Environment), CodeHash: c.CodeHash,
+	return claimChallengeModel{TenantID: c.TenantID, ID: c.ID, ClaimID: c.ClaimID, Environment: string(c.Environment), CodeHash: c.CodeHash,
 		PhoneHash: c.PhoneHash, IPHash: c.IPHash, Status: string(c.Status), AttemptsRemaining: c.AttemptsRemaining,
 		ExpiresAt: c.ExpiresAt.UTC(), VerifiedAt: utcPtr(c.VerifiedAt), ConsumedAt: utcPtr(c.ConsumedAt),
 		CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
 }
 
 func (m claimChallengeModel) domain() (claim.Challenge, error) {
-	c := claim.Challenge{ID: m.ID, ClaimID: m.ClaimID, Environment: core.Environment(m.Environment), CodeHash: m.CodeHash,
+	c := claim.Challenge{TenantID: m.TenantID, ID: m.ID, ClaimID: m.ClaimID, Environment: core.Environment(m.Environment), CodeHash: m.CodeHash,
 		PhoneHash: m.PhoneHash, IPHash: m.IPHash, Status: claim.ChallengeStatus(m.Status),
 		AttemptsRemaining: m.AttemptsRemaining, ExpiresAt: m.ExpiresAt.UTC(), VerifiedAt: utcPtr(m.VerifiedAt),
 		ConsumedAt: utcPtr(m.ConsumedAt), CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC()}
@@ -176,13 +178,38 @@ func (m claimChallengeModel) domain() (claim.Challenge, error) {
 
 // CreateClaim inserts a claim. A second claim for the same payment is INVALID_STATE: the
 // payment already has its claim.
+//
+// The claim's id and escrow id get their lookup rows in the same unit: jobs and links find a
+// claim by id, the escrow indexer by its escrow id, before the tenant is known. The escrow id's
+// row keeps it unique across tenants, as the claims' own constraint was before it was per tenant.
 func (r claimRepo) CreateClaim(ctx context.Context, c claim.Claim) error {
 	m := claimFromDomain(c)
 	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
 	if code, constraint := constraintOf(err); code == "23505" && constraint == "offramp_claims_payment_key" {
 		return core.E(core.CodeInvalidState, "off-ramp payment %s already has a claim", c.PaymentID)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	q := rawQuerier(r.db)
+	if err := addLookup(ctx, q, c.ID, lookupOfframpClaim, c.SenderTenantID); err != nil {
+		return err
+	}
+	return addLookup(ctx, q, onchainKey(c.Environment, c.ChainID, c.OnchainID), lookupClaimOnchain, c.SenderTenantID)
+}
+
+func onchainKey(env core.Environment, chainID int64, onchainID string) string {
+	return fmt.Sprintf("%s:%d:%s", env, chainID, strings.ToLower(onchainID))
+}
+
+// claimTenant is the sender's tenant (the claim's shard) of a looked-up value; CLAIM_NOT_FOUND
+// when no claim has it.
+func (r claimRepo) claimTenant(ctx context.Context, key, kind string, notFound error) (string, error) {
+	tenantID, ok, err := lookupTenant(ctx, rawQuerier(r.db), key, kind)
+	if err == nil && !ok {
+		err = notFound
+	}
+	return tenantID, err
 }
 
 func (r claimRepo) FindClaimForSender(ctx context.Context, env core.Environment, senderTenantID, id string) (claim.Claim, error) {
@@ -190,14 +217,23 @@ func (r claimRepo) FindClaimForSender(ctx context.Context, env core.Environment,
 		Where("environment = ? AND sender_tenant_id = ? AND id = ?", string(env), senderTenantID, id), errClaimNotFound)
 }
 
+// LockClaim runs where only the id is known (jobs, links): the id's lookup row first.
 func (r claimRepo) LockClaim(ctx context.Context, id string) (claim.Claim, error) {
-	return oneRow[claim.Claim, claimModel](ctx, r.db.NewSelect().Where("id = ?", id).For("UPDATE"), errClaimNotFound)
+	tenantID, err := r.claimTenant(ctx, id, lookupOfframpClaim, errClaimNotFound)
+	if err != nil {
+		return claim.Claim{}, err
+	}
+	return oneRow[claim.Claim, claimModel](ctx, r.db.NewSelect().Where("sender_tenant_id = ? AND id = ?", tenantID, id).For("UPDATE"), errClaimNotFound)
 }
 
 // LockClaimByOnchainID matches the stored canonical form (lower-case hex, enforced by a CHECK).
 func (r claimRepo) LockClaimByOnchainID(ctx context.Context, env core.Environment, chainID int64, onchainID string) (claim.Claim, error) {
+	tenantID, err := r.claimTenant(ctx, onchainKey(env, chainID, onchainID), lookupClaimOnchain, errClaimNotFound)
+	if err != nil {
+		return claim.Claim{}, err
+	}
 	return oneRow[claim.Claim, claimModel](ctx, r.db.NewSelect().
-		Where("environment = ? AND chain_id = ? AND onchain_id = ?", string(env), chainID, strings.ToLower(onchainID)).
+		Where("sender_tenant_id = ? AND environment = ? AND chain_id = ? AND onchain_id = ?", tenantID, string(env), chainID, strings.ToLower(onchainID)).
 		For("UPDATE"), errClaimNotFound)
 }
 
@@ -211,7 +247,9 @@ func (r claimRepo) UpdateClaim(ctx context.Context, c claim.Claim) error {
 // DueClaimIDs reads each status's range on offramp_claims_due_idx separately, so neither scan
 // goes past its cut-off, then merges them by expiry (id breaks ties, for a stable order).
 // deadExpiry finds claim c among the items the expiry pass gave up on.
-const deadExpiry = `SELECT 1 FROM background_failures f WHERE f.pass = 'claim.expiry' AND f.item = c.id AND f.status = 'DEAD'`
+// It is not correlated with the claim: on Citus the claims are distributed and the failures
+// local, and Citus reads such a subquery once and sends its result to the shards.
+const deadExpiry = `SELECT f.item FROM background_failures f WHERE f.pass = 'claim.expiry' AND f.status = 'DEAD' AND f.item IS NOT NULL`
 
 func (r claimRepo) DueClaimIDs(ctx context.Context, now time.Time, grace time.Duration, limit int) ([]string, error) {
 	if limit <= 0 || limit > maxDueClaims {
@@ -221,29 +259,40 @@ func (r claimRepo) DueClaimIDs(ctx context.Context, now time.Time, grace time.Du
 	var ids []string
 	// A claim the expiry pass gave up on (DEAD in background_failures) waits for an operator.
 	err := r.db.NewRaw(`SELECT id FROM (
-    (SELECT id, expires_at FROM offramp_claims c WHERE status = ? AND expires_at <= ? AND NOT EXISTS (`+deadExpiry+`) ORDER BY expires_at, id LIMIT ?)
+    (SELECT id, expires_at FROM offramp_claims c WHERE status = ? AND expires_at <= ? AND id NOT IN (`+deadExpiry+`) ORDER BY expires_at, id LIMIT ?)
     UNION ALL
-    (SELECT id, expires_at FROM offramp_claims c WHERE status = ? AND expires_at <= ? AND NOT EXISTS (`+deadExpiry+`) ORDER BY expires_at, id LIMIT ?)
+    (SELECT id, expires_at FROM offramp_claims c WHERE status = ? AND expires_at <= ? AND id NOT IN (`+deadExpiry+`) ORDER BY expires_at, id LIMIT ?)
 ) AS due ORDER BY expires_at, id LIMIT ?`,
 		string(claim.StatusOpen), now, limit, string(claim.StatusLocked), now.Add(-grace), limit, limit).Scan(ctx, &ids)
 	return ids, err
 }
 
+// CreateLink writes the token hash's lookup row in the link's unit: the public claim page
+// finds the link (and its claim's tenant) by it.
 func (r claimRepo) CreateLink(ctx context.Context, l claim.Link) error {
 	m := claimLinkFromDomain(l)
-	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
-	return err
+	if _, err := r.db.NewInsert().Model(&m).Exec(ctx); err != nil {
+		return err
+	}
+	return addLookup(ctx, rawQuerier(r.db), l.TokenHash, lookupClaimLink, l.TenantID)
 }
 
 // SupersedeLinks leaves used and already superseded links as they are.
-func (r claimRepo) SupersedeLinks(ctx context.Context, claimID string, at time.Time) error {
+func (r claimRepo) SupersedeLinks(ctx context.Context, tenantID, claimID string, at time.Time) error {
 	_, err := r.db.NewUpdate().Model((*claimLinkModel)(nil)).Set("superseded_at = ?", at.UTC()).
-		Where("claim_id = ? AND superseded_at IS NULL AND used_at IS NULL", claimID).Exec(ctx)
+		Where("tenant_id = ? AND claim_id = ? AND superseded_at IS NULL AND used_at IS NULL", tenantID, claimID).Exec(ctx)
 	return err
 }
 
+// LockLinkByTokenHash runs on the public claim page, before any tenant is known: the token
+// hash's lookup row names the claim's tenant.
 func (r claimRepo) LockLinkByTokenHash(ctx context.Context, tokenHash string) (claim.Link, error) {
-	return oneRow[claim.Link, claimLinkModel](ctx, r.db.NewSelect().Where("token_hash = ?", tokenHash).For("UPDATE"), errClaimLinkNotFound)
+	tenantID, err := r.claimTenant(ctx, tokenHash, lookupClaimLink, errClaimLinkNotFound)
+	if err != nil {
+		return claim.Link{}, err
+	}
+	return oneRow[claim.Link, claimLinkModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND token_hash = ?", tenantID, tokenHash).For("UPDATE"),
+		errClaimLinkNotFound)
 }
 
 func (r claimRepo) UpdateLink(ctx context.Context, l claim.Link) error {
@@ -258,9 +307,9 @@ func (r claimRepo) CreateChallenge(ctx context.Context, c claim.Challenge) error
 	return err
 }
 
-func (r claimRepo) LockChallenge(ctx context.Context, claimID, id string) (claim.Challenge, error) {
+func (r claimRepo) LockChallenge(ctx context.Context, tenantID, claimID, id string) (claim.Challenge, error) {
 	return oneRow[claim.Challenge, claimChallengeModel](ctx, r.db.NewSelect().
-		Where("claim_id = ? AND id = ?", claimID, id).For("UPDATE"), errChallengeNotFound)
+		Where("tenant_id = ? AND claim_id = ? AND id = ?", tenantID, claimID, id).For("UPDATE"), errChallengeNotFound)
 }
 
 // UpdateChallenge never moves a challenge to another claim.
@@ -272,6 +321,9 @@ func (r claimRepo) UpdateChallenge(ctx context.Context, c claim.Challenge) error
 
 // CountChallengesSince needs one of the two hashes: an empty hash would count every challenge
 // sent without one, which budgets nothing.
+//
+// It counts across claims, so across tenants: on Citus it asks every shard (a claim redemption's
+// budget, at redemption pace).
 func (r claimRepo) CountChallengesSince(ctx context.Context, phoneHash, ipHash string, since time.Time) (int, error) {
 	column, value := "phone_hash", phoneHash
 	if phoneHash == "" {
@@ -285,13 +337,13 @@ func (r claimRepo) CountChallengesSince(ctx context.Context, phoneHash, ipHash s
 	return int(n), err
 }
 
-func (r claimRepo) RecordEscrowEvent(ctx context.Context, chainID int64, txHash string, logIndex uint, claimID string, kind claim.EventKind, at time.Time) (bool, error) {
+func (r claimRepo) RecordEscrowEvent(ctx context.Context, tenantID string, chainID int64, txHash string, logIndex uint, claimID string, kind claim.EventKind, at time.Time) (bool, error) {
 	if uint64(logIndex) > math.MaxInt64 {
 		return false, fmt.Errorf("postgres: escrow log index %d out of range", logIndex)
 	}
-	res, err := r.db.NewRaw(`INSERT INTO offramp_escrow_events (chain_id, tx_hash, log_index, claim_id, kind, recorded_at)
-		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (chain_id, tx_hash, log_index) DO NOTHING`,
-		chainID, txHash, int64(logIndex), claimID, string(kind), at.UTC()).Exec(ctx)
+	res, err := r.db.NewRaw(`INSERT INTO offramp_escrow_events (tenant_id, chain_id, tx_hash, log_index, claim_id, kind, recorded_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, chain_id, tx_hash, log_index) DO NOTHING`,
+		tenantID, chainID, txHash, int64(logIndex), claimID, string(kind), at.UTC()).Exec(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -299,6 +351,8 @@ func (r claimRepo) RecordEscrowEvent(ctx context.Context, chainID int64, txHash 
 	return n == 1, err
 }
 
+// DeleteEscrowEvent asks every shard (on Citus): a reorg names the log, not its claim, and it
+// is rare enough not to need a lookup row per recorded log.
 func (r claimRepo) DeleteEscrowEvent(ctx context.Context, chainID int64, txHash string, logIndex uint) (string, claim.EventKind, bool, error) {
 	if uint64(logIndex) > math.MaxInt64 {
 		return "", "", false, nil // never recorded: RecordEscrowEvent refuses it

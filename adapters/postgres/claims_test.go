@@ -347,7 +347,7 @@ func testLinkLifecycle(t *testing.T, s claimDB) {
 	at := now()
 	link := func(claimID string, superseded *time.Time) claim.Link {
 		_, hash := claim.NewToken()
-		return claim.Link{TokenHash: hash, ClaimID: claimID, Environment: core.EnvTest, ExpiresAt: at.Add(24 * time.Hour),
+		return claim.Link{TenantID: sender, TokenHash: hash, ClaimID: claimID, Environment: core.EnvTest, ExpiresAt: at.Add(24 * time.Hour),
 			SupersededAt: superseded, CreatedAt: at}
 	}
 	used, live, superseded, othersLive := link(c.ID, nil), link(c.ID, nil), link(c.ID, ptr(at.Add(-time.Hour))), link(other.ID, nil)
@@ -374,7 +374,7 @@ func testLinkLifecycle(t *testing.T, s claimDB) {
 
 	supersededAt := at.Add(10 * time.Minute)
 	s.inTx(t, func(ctx context.Context, tx ports.Tx) error {
-		return tx.Claims().SupersedeLinks(ctx, c.ID, supersededAt)
+		return tx.Claims().SupersedeLinks(ctx, sender, c.ID, supersededAt)
 	})
 	live.SupersededAt = &supersededAt
 	s.inTx(t, func(ctx context.Context, tx ports.Tx) error {
@@ -396,8 +396,8 @@ func testLinkLifecycle(t *testing.T, s claimDB) {
 	wantCode(t, err, claim.CodeClaimNotFound)
 }
 
-func newChallenge(claimID, phoneHash, ipHash string, createdAt time.Time) claim.Challenge {
-	return claim.Challenge{ID: core.NewID(claim.PrefixChallenge), ClaimID: claimID, Environment: core.EnvTest,
+func newChallenge(tenantID, claimID, phoneHash, ipHash string, createdAt time.Time) claim.Challenge {
+	return claim.Challenge{TenantID: tenantID, ID: core.NewID(claim.PrefixChallenge), ClaimID: claimID, Environment: core.EnvTest,
 		CodeHash: "code-hash", PhoneHash: phoneHash, IPHash: ipHash, Status: claim.ChallengePending,
 		AttemptsRemaining: claim.ChallengeAttempts, ExpiresAt: createdAt.Add(claim.ChallengeLifetime),
 		CreatedAt: createdAt, UpdatedAt: createdAt}
@@ -406,7 +406,7 @@ func newChallenge(claimID, phoneHash, ipHash string, createdAt time.Time) claim.
 func testChallenges(t *testing.T, s claimDB) {
 	sender := s.newTenant(t)
 	c, other := s.newClaim(t, core.EnvTest, sender, nil), s.newClaim(t, core.EnvTest, sender, nil)
-	ch := newChallenge(c.ID, c.PhoneHash, randomHex(t, 32), now())
+	ch := newChallenge(sender, c.ID, c.PhoneHash, randomHex(t, 32), now())
 	s.inTx(t, func(ctx context.Context, tx ports.Tx) error { return tx.Claims().CreateChallenge(ctx, ch) })
 
 	for name, ids := range map[string][2]string{
@@ -414,7 +414,7 @@ func testChallenges(t *testing.T, s claimDB) {
 		"an unknown challenge":      {c.ID, core.NewID(claim.PrefixChallenge)},
 	} {
 		err := s.txErr(func(ctx context.Context, r ports.ClaimRepo) error {
-			_, err := r.LockChallenge(ctx, ids[0], ids[1])
+			_, err := r.LockChallenge(ctx, sender, ids[0], ids[1])
 			return err
 		})
 		if err == nil {
@@ -426,7 +426,7 @@ func testChallenges(t *testing.T, s claimDB) {
 	// A wrong code, then the right one: each attempt is stored before the next is read.
 	for i, matches := range []bool{false, true} {
 		s.inTx(t, func(ctx context.Context, tx ports.Tx) error {
-			got, err := tx.Claims().LockChallenge(ctx, c.ID, ch.ID)
+			got, err := tx.Claims().LockChallenge(ctx, sender, c.ID, ch.ID)
 			if err != nil {
 				return err
 			}
@@ -438,7 +438,7 @@ func testChallenges(t *testing.T, s claimDB) {
 		})
 	}
 	s.inTx(t, func(ctx context.Context, tx ports.Tx) error {
-		got, err := tx.Claims().LockChallenge(ctx, c.ID, ch.ID)
+		got, err := tx.Claims().LockChallenge(ctx, sender, c.ID, ch.ID)
 		if err != nil {
 			return err
 		}
@@ -462,10 +462,10 @@ func testCountChallenges(t *testing.T, s claimDB) {
 	since := now().Add(-time.Hour)
 	s.inTx(t, func(ctx context.Context, tx ports.Tx) error {
 		for _, ch := range []claim.Challenge{
-			newChallenge(c.ID, phone, ip, since.Add(-time.Microsecond)), // before the window
-			newChallenge(c.ID, phone, otherIP, since),                   // at its start: counted
-			newChallenge(c.ID, phone, ip, since.Add(time.Minute)),
-			newChallenge(c.ID, otherPhone, ip, since.Add(2*time.Minute)),
+			newChallenge(sender, c.ID, phone, ip, since.Add(-time.Microsecond)), // before the window
+			newChallenge(sender, c.ID, phone, otherIP, since),                   // at its start: counted
+			newChallenge(sender, c.ID, phone, ip, since.Add(time.Minute)),
+			newChallenge(sender, c.ID, otherPhone, ip, since.Add(2*time.Minute)),
 		} {
 			if err := tx.Claims().CreateChallenge(ctx, ch); err != nil {
 				return err
@@ -518,7 +518,7 @@ func testRecordEscrowEvent(t *testing.T, s claimDB) {
 		var inserted bool
 		err := s.txErr(func(ctx context.Context, r ports.ClaimRepo) error {
 			var err error
-			inserted, err = r.RecordEscrowEvent(ctx, chainID, txHash, logIndex, core.NewID(core.PrefixClaim), kind, now())
+			inserted, err = r.RecordEscrowEvent(ctx, "ten_escrow", chainID, txHash, logIndex, core.NewID(core.PrefixClaim), kind, now())
 			return err
 		})
 		if err != nil {
@@ -689,11 +689,11 @@ func testUpdatesOfMissingRows(t *testing.T, s claimDB) {
 	wantCode(t, err, claim.CodeClaimNotFound)
 	_, hash := claim.NewToken()
 	err = s.txErr(func(ctx context.Context, r ports.ClaimRepo) error {
-		return r.UpdateLink(ctx, claim.Link{TokenHash: hash, ClaimID: ghost.ID, Environment: core.EnvTest, ExpiresAt: now(), CreatedAt: now()})
+		return r.UpdateLink(ctx, claim.Link{TenantID: sender, TokenHash: hash, ClaimID: ghost.ID, Environment: core.EnvTest, ExpiresAt: now(), CreatedAt: now()})
 	})
 	wantCode(t, err, claim.CodeClaimNotFound)
 	err = s.txErr(func(ctx context.Context, r ports.ClaimRepo) error {
-		return r.UpdateChallenge(ctx, newChallenge(ghost.ID, "phone", "ip", now()))
+		return r.UpdateChallenge(ctx, newChallenge(sender, ghost.ID, "phone", "ip", now()))
 	})
 	wantCode(t, err, claim.CodeChallengeNotFound)
 }

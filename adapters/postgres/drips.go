@@ -15,7 +15,7 @@ import (
 type dripModel struct {
 	bun.BaseModel   `bun:"table:drips"`
 	ID              string     `bun:"id,pk"`
-	TenantID        string     `bun:"tenant_id"`
+	TenantID        string     `bun:"tenant_id,pk"`
 	Environment     string     `bun:"environment"`
 	WalletID        string     `bun:"wallet_id"`
 	Address         string     `bun:"address"`
@@ -71,8 +71,12 @@ func (r dripRepo) FindDrip(ctx context.Context, tenantID string, env core.Enviro
 	return oneRow[wallet.Drip, dripModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id), errDripNotFound)
 }
 
-func (r dripRepo) LockDrip(ctx context.Context, id string) (wallet.Drip, error) {
-	return oneRow[wallet.Drip, dripModel](ctx, r.db.NewSelect().Where("id = ?", id).For("UPDATE"), errDripNotFound)
+func (r dripRepo) LockDrip(ctx context.Context, tenantID, id string) (wallet.Drip, error) {
+	tenantID, err := tenantOfRow(ctx, r.db, "drips", tenantID, id)
+	if err != nil {
+		return wallet.Drip{}, err
+	}
+	return oneRow[wallet.Drip, dripModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND id = ?", tenantID, id).For("UPDATE"), errDripNotFound)
 }
 
 func (r dripRepo) UpdateDrip(ctx context.Context, d wallet.Drip) error {
@@ -123,8 +127,8 @@ func (r dripRepo) NthNewestDripSince(ctx context.Context, f ports.DripFilter, si
 	return at[0].UTC(), true, nil
 }
 
-func (r dripRepo) DripTxHashUsed(ctx context.Context, chainID int64, txHash string) (bool, error) {
-	return r.db.NewSelect().Model((*dripModel)(nil)).Where("chain_id = ? AND tx_hash = ?", chainID, txHash).Exists(ctx)
+func (r dripRepo) DripTxHashUsed(ctx context.Context, tenantID string, chainID int64, txHash string) (bool, error) {
+	return r.db.NewSelect().Model((*dripModel)(nil)).Where("tenant_id = ? AND chain_id = ? AND tx_hash = ?", tenantID, chainID, txHash).Exists(ctx)
 }
 
 func dripPurpose(p wallet.DripPurpose) wallet.DripPurpose {

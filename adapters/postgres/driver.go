@@ -22,7 +22,8 @@ import (
 //   - BEGIN (a transaction with default options): sent with the transaction's first statement,
 //     and not at all when the transaction sends none;
 //   - a nested unit of work's SAVEPOINT and RELEASE (Store.nested): the SAVEPOINT is sent with
-//     the unit's first statement, the RELEASE with the next statement after the unit; a
+//     the unit's first statement, the RELEASE with the next statement after the unit (neither
+//     is sent when the unit sent no statement and queued none); a
 //     rollback to a savepoint that was never sent drops it and what follows it instead, and a
 //     rollback to a sent one drops whatever waits (it came after the savepoint);
 //   - a pipeline batch unit's SAVEPOINT, with the previous unit's RELEASE (pipeline.go): sent
@@ -127,6 +128,9 @@ func (c *lazyConn) ExecContext(ctx context.Context, query string, argsV []driver
 		if dropped != "" && query == "RELEASE SAVEPOINT "+dropped {
 			return driver.ResultNoRows, nil
 		}
+		if deferred && c.releasesEmpty(query) {
+			return driver.ResultNoRows, nil
+		}
 		if deferred {
 			c.pending = append(c.pending, queued{sql: query, args: namedArgs(argsV)})
 			return driver.ResultNoRows, nil
@@ -149,6 +153,20 @@ func (c *lazyConn) ExecContext(ctx context.Context, query string, argsV []driver
 		return c.Conn.ExecContext(ctx, query, argsV)
 	}
 	return c.sendWithPending(ctx, query, namedArgs(argsV))
+}
+
+// releasesEmpty drops the release of a savepoint that is still the last statement waiting,
+// and the savepoint with it: nothing was sent or queued after it, so it encloses nothing and
+// the pair would only cost PostgreSQL two statements (a use case's nested unit of work whose
+// reads and transfers a pipeline batch answered from memory).
+func (c *lazyConn) releasesEmpty(query string) bool {
+	name, ok := strings.CutPrefix(query, "RELEASE SAVEPOINT ")
+	n := len(c.pending)
+	if !ok || n == 0 || len(c.pending[n-1].args) > 0 || c.pending[n-1].sql != "SAVEPOINT "+name {
+		return false
+	}
+	c.pending = c.pending[:n-1]
+	return true
 }
 
 // dropSavepoint handles a rollback to a savepoint still waiting on the connection: nothing

@@ -143,8 +143,8 @@ func (r eventRepo) RecordEvent(ctx context.Context, e event.Event) (bool, error)
 	return n == 1, err
 }
 
-// recordEventQuery is RecordEvent's insert of e with its stored data, also written as part of
-// another statement (cardRepo.CreateSpendingAuthorization).
+// recordEventQuery is RecordEvent's insert of e with its stored data (cardRepo's
+// createSpendingAuthorizationSQL writes the same insert with server-side parameters).
 func recordEventQuery(db bun.IDB, e event.Event, data []byte) *bun.RawQuery {
 	return db.NewRaw(`INSERT INTO events (id, tenant_id, environment, type, resource_id, data, created_at)
 		SELECT ?, ?, ?, ?, ?, ?, ? WHERE ? OR coalesce((SELECT type FROM events WHERE tenant_id = ? AND resource_id = ?

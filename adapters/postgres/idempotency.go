@@ -13,7 +13,10 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-type idempotencyRepo struct{ db bun.IDB }
+type idempotencyRepo struct {
+	db   bun.IDB
+	unit *unitLedger // the unit's share of a pipeline batch, nil outside one (claim_lock.go)
+}
 
 // TryLock uses a transaction-scoped advisory lock: it is released by commit or rollback, so a
 // crashed request never leaves a key stuck "in progress".
@@ -78,8 +81,13 @@ const claimIdempotencySQL = `SELECT claimed, stored, rec_fingerprint, rec_status
 FROM idempotency_claim($1, $2, $3, $4, $5)`
 
 // Claim runs Find, TryLock and Find again in one round trip (the idempotency_claim function,
-// migrations 000035 and 000057, whose lock key is TryLock's).
+// migrations 000035 and 000057, whose lock key is TryLock's). A pipeline batch's unit whose
+// request named the ledger rows it will lock (ports.LedgerIntent) locks them in the same
+// statement (claim_lock.go).
 func (r idempotencyRepo) Claim(ctx context.Context, scope string, env core.Environment, key string, now time.Time) (ports.IdempotencyRecord, bool, bool, error) {
+	if in, ok := claimLocking(ctx, r.unit); ok {
+		return r.claimLocked(ctx, r.unit, in, scope, env, key, now)
+	}
 	var (
 		claimed, stored      bool
 		fingerprint, ctype   sql.NullString

@@ -66,8 +66,12 @@ var invariantQueries = []invariantQuery{
 		GROUP BY metadata->>'claimId' HAVING count(*) > 1`},
 	// A unit of work commits its state with its ledger effects: a payment past FUNDS_LOCKED
 	// holds its lock, one at a provider its submit, a delivered one its deliver transfer.
-	{"offramp-units-whole", `SELECT 'off-ramp payment ' || p.id || ' is ' || p.status || ' without its ' || need || ' transfer'
-		FROM offramp_payments p
+	// The payments are read first (a materialized CTE): on Citus they are distributed and the
+	// ledger's transfers are not, and Citus joins the two only through such a result.
+	{"offramp-units-whole", `WITH p AS MATERIALIZED (SELECT id, status FROM offramp_payments
+			WHERE status IN ('FUNDS_LOCKED', 'PROVIDER_SUBMITTED', 'PROVIDER_PROCESSING', 'DELIVERED'))
+		SELECT 'off-ramp payment ' || p.id || ' is ' || p.status || ' without its ' || need || ' transfer'
+		FROM p
 		CROSS JOIN LATERAL (VALUES ('lock', ARRAY['FUNDS_LOCKED','PROVIDER_SUBMITTED','PROVIDER_PROCESSING','DELIVERED']),
 			('submit', ARRAY['PROVIDER_SUBMITTED','PROVIDER_PROCESSING','DELIVERED']),
 			('deliver', ARRAY['DELIVERED'])) AS steps(need, statuses)
@@ -75,10 +79,12 @@ var invariantQueries = []invariantQuery{
 			WHERE t.reference LIKE 'offramp:' || p.id || ':' || steps.need || '%'
 			OR (steps.need = 'lock' AND t.reference = 'offramp:' || p.id || ':claim-lock'))`},
 	// Every ledger effect of a payment or a card authorization belongs to a recorded one.
-	{"ledger-effects-owned", `SELECT 'transfer ' || t.id || ' (' || t.reference || ') names ' || owner.what || ' ' || owner.id || ', which does not exist'
+	// (The payments' ids through a materialized CTE, for Citus, as above.)
+	{"ledger-effects-owned", `WITH p AS MATERIALIZED (SELECT id FROM offramp_payments)
+		SELECT 'transfer ' || t.id || ' (' || t.reference || ') names ' || owner.what || ' ' || owner.id || ', which does not exist'
 		FROM ledger_transfers t
 		CROSS JOIN LATERAL (VALUES ('off-ramp payment', t.metadata->>'offrampPaymentId')) AS owner(what, id)
-		WHERE owner.id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM offramp_payments p WHERE p.id = owner.id)`},
+		WHERE owner.id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM p WHERE p.id = owner.id)`},
 	// The trial balance holds per tenant group (a tenant's accounts with its shares of the
 	// platform accounts, which live in its shard group; the platform accounts proper form the
 	// group ''): a group's balances sum to what the transfers crossing groups (the sweeps, money

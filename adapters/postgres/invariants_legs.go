@@ -49,12 +49,15 @@ const crossTenantPendingQuery = `SELECT count(*) FROM ledger_transfers s
 		AND r.reference = s.metadata->>'crossTenantLink' AND r.metadata->>'crossTenantLeg' = 'recipient')`
 
 // multiHomeTransfersQuery lists the transfers whose postings touch accounts of more than one
-// home, the platform sweeps (a share into its platform account) aside.
+// home, the platform sweeps (a share into its platform account) aside, from the split on
+// (ledger_home_split): an upgraded database's older transfers crossed homes by design. The mark
+// is read by an uncorrelated subquery, which Citus runs once whatever the ledger's placement.
 const multiHomeTransfersQuery = `SELECT 'transfer ' || t.id || ' (' || t.reference || ') touches the rows of ' || count(DISTINCT a.home_tenant_id)
 		|| ' homes: ' || string_agg(DISTINCT coalesce(nullif(a.home_tenant_id, ''), '(platform)'), ', ')
 	FROM ledger_transfers t CROSS JOIN LATERAL unnest(t.posting_accounts) AS l (account_id)
 	JOIN ledger_accounts a ON a.id = l.account_id
 	WHERE coalesce(t.metadata->>'source', '') <> 'platform_share_sweep'
+		AND t.created_at >= coalesce((SELECT split_at FROM ledger_home_split), '-infinity')
 	GROUP BY t.id, t.reference HAVING count(DISTINCT a.home_tenant_id) > 1`
 
 // checkCrossTenantLegs is `corridor check`'s cross-tenant-legs line: the legs pair up, with

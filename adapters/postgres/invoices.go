@@ -280,11 +280,11 @@ func (r invoiceRepo) ListInboundBills(ctx context.Context, payerTenantID string,
 	return out, int(total), err
 }
 
+// WalletTenant reads the address's lookup row (one shard on Citus): an address is one tenant's
+// in its environment, the tenant of the first wallet created at it.
 func (r invoiceRepo) WalletTenant(ctx context.Context, env core.Environment, address string) (string, error) {
-	var tenantID string
-	err := r.db.NewSelect().Table("wallets").Column("tenant_id").Where("environment = ? AND lower(address) = lower(?)", env, address).
-		OrderExpr("created_at ASC").Limit(1).Scan(ctx, &tenantID)
-	if errors.Is(err, sql.ErrNoRows) {
+	tenantID, ok, err := lookupTenant(ctx, rawQuerier(r.db), walletAddressKey(env, address), lookupWalletAddress)
+	if err == nil && !ok {
 		return "", core.NotFound(core.CodeWalletNotFound, "wallet")
 	}
 	return tenantID, err

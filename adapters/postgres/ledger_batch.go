@@ -170,10 +170,14 @@ type ledgerMark struct {
 }
 
 // mark remembers the layer before a nested unit runs. While the nested unit runs, its unit
-// holds the batch's turn (it runs statements), so nothing else changes the batch's buffer.
+// holds the batch's turn (it runs statements), so nothing else changes the batch's buffer. The
+// three buffers are only ever appended to or replaced, never written in place, so the mark
+// keeps their slices as they stand (clipped, so an append after a restore never writes over
+// what a later mark keeps) instead of copying them: copying the batch's buffer cost every
+// nested unit the size of its batch.
 func (u *unitLedger) mark() ledgerMark {
-	return ledgerMark{known: maps.Clone(u.known), refs: maps.Clone(u.refs), pending: slices.Clone(u.pending),
-		batchPending: slices.Clone(u.batch.pending), flushedParent: slices.Clone(u.flushedParent), forget: u.forget, err: u.err}
+	return ledgerMark{known: maps.Clone(u.known), refs: maps.Clone(u.refs), pending: slices.Clip(u.pending),
+		batchPending: slices.Clip(u.batch.pending), flushedParent: slices.Clip(u.flushedParent), forget: u.forget, err: u.err}
 }
 
 // restore puts the layer back as mark found it, after the nested unit was rolled back to its
@@ -250,6 +254,7 @@ func (u *unitLedger) loadNow(ctx context.Context, ids []string, ref refKey, refU
 	if refUnknown {
 		set.refs = []refKey{ref}
 	}
+	u.m.b.p.stats.unitLoads.Add(1)
 	if err := u.batch.lock(ctx, u.q, set, u.known); err != nil {
 		u.noteLock(err)
 		return err

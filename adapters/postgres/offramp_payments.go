@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -19,9 +20,9 @@ import (
 
 type offrampPaymentModel struct {
 	bun.BaseModel          `bun:"table:offramp_payments"`
+	SenderTenantID         string     `bun:"sender_tenant_id,pk"`
 	ID                     string     `bun:"id,pk"`
 	Environment            string     `bun:"environment"`
-	SenderTenantID         string     `bun:"sender_tenant_id"`
 	RecipientTenantID      *string    `bun:"recipient_tenant_id"`
 	RecipientPhoneHash     string     `bun:"recipient_phone_hash"`
 	RecipientPhoneMasked   string     `bun:"recipient_phone_masked"`
@@ -91,6 +92,7 @@ func (m offrampPaymentModel) domain() (offramp.Payment, error) {
 
 type quoteModel struct {
 	bun.BaseModel            `bun:"table:route_quotes"`
+	TenantID                 string    `bun:"tenant_id,pk"`
 	ID                       string    `bun:"id,pk"`
 	PaymentID                string    `bun:"payment_id"`
 	SetVersion               int       `bun:"set_version"`
@@ -137,11 +139,35 @@ var (
 	errQuoteNotFound   = core.NotFound(offramp.CodeQuoteNotFound, "route quote")
 )
 
+// CreatePayment inserts the payment with its id's lookup row, in the payment's unit of work:
+// jobs, sweeps and the recipient's reads find the sender's tenant (the payment's shard) by it.
 func (r offrampRepo) CreatePayment(ctx context.Context, p offramp.Payment) error {
 	m := offrampFromDomain(p)
-	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
+	if _, err := r.db.NewInsert().Model(&m).Exec(ctx); err != nil {
+		return err
+	}
+	if err := addLookup(ctx, rawQuerier(r.db), p.ID, lookupOfframpPayment, p.SenderTenantID); err != nil {
+		return err
+	}
+	return r.addProviderRefLookup(ctx, p)
+}
+
+// addProviderRefLookup records which tenant a provider's reference belongs to once the payment
+// has one, in the unit that sets it: a provider's webhook finds the payment by it. The lookup
+// row also keeps a reference one payment's across tenants (its one-tenant index), as the
+// payments' own unique index did before it was per tenant.
+func (r offrampRepo) addProviderRefLookup(ctx context.Context, p offramp.Payment) error {
+	if p.Provider == "" || p.ProviderReference == "" {
+		return nil
+	}
+	err := addLookupOnce(ctx, rawQuerier(r.db), providerRefKey(p.Provider, p.ProviderReference), lookupOfframpProviderRef, p.SenderTenantID)
+	if code, constraint := constraintOf(err); code == "23505" && constraint == "tenant_lookups_one_tenant" {
+		return fmt.Errorf("postgres: provider %s reference %s already names another tenant's payment", p.Provider, p.ProviderReference)
+	}
 	return err
 }
+
+func providerRefKey(provider, reference string) string { return provider + ":" + reference }
 
 func (r offrampRepo) one(ctx context.Context, q *bun.SelectQuery) (offramp.Payment, error) {
 	var m offrampPaymentModel
@@ -155,23 +181,52 @@ func (r offrampRepo) one(ctx context.Context, q *bun.SelectQuery) (offramp.Payme
 	return m.domain()
 }
 
-func (r offrampRepo) FindPayment(ctx context.Context, env core.Environment, tenantID, id string) (offramp.Payment, error) {
-	return r.one(ctx, r.db.NewSelect().Where("environment = ? AND id = ? AND (sender_tenant_id = ? OR recipient_tenant_id = ?)",
-		env, id, tenantID, tenantID))
+// senderOf is the sender's tenant of a payment, from its id's lookup row (one shard).
+func (r offrampRepo) senderOf(ctx context.Context, id string) (string, error) {
+	tenantID, ok, err := lookupTenant(ctx, rawQuerier(r.db), id, lookupOfframpPayment)
+	if err == nil && !ok {
+		err = errOfframpNotFound
+	}
+	return tenantID, err
 }
 
+// FindPayment serves the sender and the recipient alike: the id's lookup row names the
+// sender's tenant, where the payment lives, and the row is then read there.
+func (r offrampRepo) FindPayment(ctx context.Context, env core.Environment, tenantID, id string) (offramp.Payment, error) {
+	sender, err := r.senderOf(ctx, id)
+	if err != nil {
+		return offramp.Payment{}, err
+	}
+	return r.one(ctx, r.db.NewSelect().Where("sender_tenant_id = ? AND environment = ? AND id = ? AND (sender_tenant_id = ? OR recipient_tenant_id = ?)",
+		sender, env, id, tenantID, tenantID))
+}
+
+// LockPayment runs where only the id is known (jobs, sweeps, claims): its lookup row first.
 func (r offrampRepo) LockPayment(ctx context.Context, id string) (offramp.Payment, error) {
-	return r.one(ctx, r.db.NewSelect().Where("id = ?", id).For("UPDATE"))
+	sender, err := r.senderOf(ctx, id)
+	if err != nil {
+		return offramp.Payment{}, err
+	}
+	return r.one(ctx, r.db.NewSelect().Where("sender_tenant_id = ? AND id = ?", sender, id).For("UPDATE"))
 }
 
 func (r offrampRepo) LockPaymentByProviderReference(ctx context.Context, provider, reference string) (offramp.Payment, error) {
-	return r.one(ctx, r.db.NewSelect().Where("provider = ? AND provider_reference = ?", provider, reference).For("UPDATE"))
+	sender, ok, err := lookupTenant(ctx, rawQuerier(r.db), providerRefKey(provider, reference), lookupOfframpProviderRef)
+	if err != nil {
+		return offramp.Payment{}, err
+	}
+	if !ok {
+		return offramp.Payment{}, errOfframpNotFound
+	}
+	return r.one(ctx, r.db.NewSelect().Where("sender_tenant_id = ? AND provider = ? AND provider_reference = ?", sender, provider, reference).For("UPDATE"))
 }
 
 func (r offrampRepo) UpdatePayment(ctx context.Context, p offramp.Payment) error {
 	m := offrampFromDomain(p)
-	_, err := r.db.NewUpdate().Model(&m).WherePK().Exec(ctx)
-	return err
+	if _, err := r.db.NewUpdate().Model(&m).WherePK().Exec(ctx); err != nil {
+		return err
+	}
+	return r.addProviderRefLookup(ctx, p)
 }
 
 func (r offrampRepo) ListPayments(ctx context.Context, f ports.OfframpFilter, page ports.Page) ([]offramp.Payment, int, error) {
@@ -199,7 +254,7 @@ func (r offrampRepo) ExpiredQuotePaymentIDs(ctx context.Context, now time.Time, 
 	var ids []string
 	err := r.db.NewSelect().TableExpr("offramp_payments AS p").Column("p.id").
 		Where("p.status = ?", offramp.StatusAwaitingRecipientConfirmation).
-		Where("EXISTS (SELECT 1 FROM route_quotes q WHERE q.payment_id = p.id AND q.status = 'ACTIVE' AND q.quote_expires_at <= ?)", now).
+		Where("EXISTS (SELECT 1 FROM route_quotes q WHERE q.tenant_id = p.sender_tenant_id AND q.payment_id = p.id AND q.status = 'ACTIVE' AND q.quote_expires_at <= ?)", now).
 		OrderExpr("p.id").Limit(int64(limit)).Scan(ctx, &ids)
 	return ids, err
 }
@@ -211,7 +266,7 @@ func (r offrampRepo) RecheckDueHeldPaymentIDs(ctx context.Context, now time.Time
 	}
 	var ids []string
 	err := r.db.NewSelect().TableExpr("offramp_payments AS p").Column("p.id").
-		Join("LEFT JOIN offramp_hold_rechecks AS h ON h.payment_id = p.id").
+		Join("LEFT JOIN offramp_hold_rechecks AS h ON h.tenant_id = p.sender_tenant_id AND h.payment_id = p.id").
 		Where("p.status IN (?)", bun.List([]string{string(offramp.StatusPayoutSelectionRequired), string(offramp.StatusComplianceHold)})).
 		Where("p.hold_reasons && ?::text[]", pgdialect.Array(rs)).
 		Where("h.next_at IS NULL OR h.next_at <= ?", now).
@@ -219,22 +274,36 @@ func (r offrampRepo) RecheckDueHeldPaymentIDs(ctx context.Context, now time.Time
 	return ids, err
 }
 
-func (r offrampRepo) BackOffHoldRecheck(ctx context.Context, paymentID string, now time.Time, first, max time.Duration) error {
-	_, err := r.db.NewRaw(`INSERT INTO offramp_hold_rechecks AS h (payment_id, attempts, next_at) VALUES (?, 1, ?::timestamptz + make_interval(secs => ?))
-		ON CONFLICT (payment_id) DO UPDATE SET attempts = h.attempts + 1,
-		next_at = ?::timestamptz + make_interval(secs => LEAST(? * power(2, LEAST(h.attempts, 30)), ?))`,
-		paymentID, now, first.Seconds(), now, first.Seconds(), max.Seconds()).Exec(ctx)
+// BackOffHoldRecheck reads the attempts so far and writes the next time computed here: Citus
+// accepts only immutable functions in an upsert's SET, and time arithmetic is not. The caller
+// holds the payment's lock, so two backoffs of one payment do not interleave.
+func (r offrampRepo) BackOffHoldRecheck(ctx context.Context, tenantID, paymentID string, now time.Time, first, max time.Duration) error {
+	q := rawQuerier(r.db)
+	var attempts int
+	err := q.QueryRowContext(ctx, `SELECT attempts FROM offramp_hold_rechecks WHERE tenant_id = $1 AND payment_id = $2 FOR UPDATE`,
+		tenantID, paymentID).Scan(&attempts)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return err
+	}
+	secs := first.Seconds()
+	if attempts > 0 {
+		secs = math.Min(secs*math.Pow(2, float64(min(attempts, 30))), max.Seconds())
+	}
+	next := now.Add(time.Duration(secs * float64(time.Second)))
+	_, err = q.ExecContext(ctx, `INSERT INTO offramp_hold_rechecks (tenant_id, payment_id, attempts, next_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (tenant_id, payment_id) DO UPDATE SET attempts = EXCLUDED.attempts, next_at = EXCLUDED.next_at`,
+		tenantID, paymentID, attempts+1, next)
 	return err
 }
 
-func (r offrampRepo) ClearHoldRecheck(ctx context.Context, paymentID string) error {
-	_, err := r.db.NewRaw("DELETE FROM offramp_hold_rechecks WHERE payment_id = ?", paymentID).Exec(ctx)
+func (r offrampRepo) ClearHoldRecheck(ctx context.Context, tenantID, paymentID string) error {
+	_, err := r.db.NewRaw("DELETE FROM offramp_hold_rechecks WHERE tenant_id = ? AND payment_id = ?", tenantID, paymentID).Exec(ctx)
 	return err
 }
 
 func (r offrampRepo) ResetHoldRechecks(ctx context.Context, reason offramp.HoldReason) error {
 	_, err := r.db.NewRaw(`DELETE FROM offramp_hold_rechecks h USING offramp_payments p
-		WHERE h.payment_id = p.id AND ? = ANY(p.hold_reasons)`, string(reason)).Exec(ctx)
+		WHERE h.tenant_id = p.sender_tenant_id AND h.payment_id = p.id AND ? = ANY(p.hold_reasons)`, string(reason)).Exec(ctx)
 	return err
 }
 
@@ -272,13 +341,13 @@ func (r offrampRepo) SenderSpend(ctx context.Context, env core.Environment, send
 	return s, err
 }
 
-func (r offrampRepo) InsertQuotes(ctx context.Context, qs []offramp.Quote) error {
+func (r offrampRepo) InsertQuotes(ctx context.Context, tenantID string, qs []offramp.Quote) error {
 	if len(qs) == 0 {
 		return nil
 	}
 	rows := make([]quoteModel, len(qs))
 	for i, q := range qs {
-		rows[i] = quoteModel{ID: q.ID, PaymentID: q.PaymentID, SetVersion: q.SetVersion, Position: i,
+		rows[i] = quoteModel{TenantID: tenantID, ID: q.ID, PaymentID: q.PaymentID, SetVersion: q.SetVersion, Position: i,
 			DestinationID: q.DestinationID, DestinationType: string(q.DestinationType), Provider: q.Provider,
 			SourceAmountBaseUnits: q.SourceAmountBaseUnits, SourceAssetID: q.SourceAssetID,
 			DestinationAmountMinor: q.DestinationAmountMinor, DestinationCurrency: q.DestinationCurrency,
@@ -291,22 +360,22 @@ func (r offrampRepo) InsertQuotes(ctx context.Context, qs []offramp.Quote) error
 	return err
 }
 
-func (r offrampRepo) SupersedeQuotes(ctx context.Context, paymentID string, status offramp.QuoteStatus) error {
+func (r offrampRepo) SupersedeQuotes(ctx context.Context, tenantID, paymentID string, status offramp.QuoteStatus) error {
 	_, err := r.db.NewUpdate().Model((*quoteModel)(nil)).Set("status = ?", status).
-		Where("payment_id = ? AND status = 'ACTIVE'", paymentID).Exec(ctx)
+		Where("tenant_id = ? AND payment_id = ? AND status = 'ACTIVE'", tenantID, paymentID).Exec(ctx)
 	return err
 }
 
-func (r offrampRepo) ActiveQuotes(ctx context.Context, paymentID string) ([]offramp.Quote, error) {
+func (r offrampRepo) ActiveQuotes(ctx context.Context, tenantID, paymentID string) ([]offramp.Quote, error) {
 	var rows []quoteModel
-	err := r.db.NewSelect().Model(&rows).Where("payment_id = ? AND status = 'ACTIVE'", paymentID).
+	err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND payment_id = ? AND status = 'ACTIVE'", tenantID, paymentID).
 		OrderExpr("set_version, position").Limit(ports.MaxTake).Scan(ctx)
 	return infallibleRows(rows), err
 }
 
-func (r offrampRepo) FindQuote(ctx context.Context, paymentID, quoteID string) (offramp.Quote, error) {
+func (r offrampRepo) FindQuote(ctx context.Context, tenantID, paymentID, quoteID string) (offramp.Quote, error) {
 	var m quoteModel
-	err := r.db.NewSelect().Model(&m).Where("payment_id = ? AND id = ?", paymentID, quoteID).Scan(ctx)
+	err := r.db.NewSelect().Model(&m).Where("tenant_id = ? AND payment_id = ? AND id = ?", tenantID, paymentID, quoteID).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return offramp.Quote{}, errQuoteNotFound
 	}
@@ -316,9 +385,9 @@ func (r offrampRepo) FindQuote(ctx context.Context, paymentID, quoteID string) (
 	return m.domain(), nil
 }
 
-func (r offrampRepo) RecordReturn(ctx context.Context, paymentID, transferID string, amount int64, at time.Time) (bool, error) {
-	res, err := r.db.NewRaw("INSERT INTO offramp_returns (payment_id, transfer_id, amount_base_units, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-		paymentID, transferID, amount, at).Exec(ctx)
+func (r offrampRepo) RecordReturn(ctx context.Context, tenantID, paymentID, transferID string, amount int64, at time.Time) (bool, error) {
+	res, err := r.db.NewRaw("INSERT INTO offramp_returns (tenant_id, payment_id, transfer_id, amount_base_units, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+		tenantID, paymentID, transferID, amount, at).Exec(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -336,22 +405,26 @@ func (r offrampRepo) RecordProviderEvent(ctx context.Context, provider, eventID 
 	return n == 1, err
 }
 
-func (r offrampRepo) ApproveReview(ctx context.Context, paymentID, operator string, reasons []offramp.HoldReason, at time.Time) error {
+// ApproveReview adds the reasons to the stored ones without a subquery (Citus refuses one in
+// an INSERT): a reason approved twice may be stored twice, and ApprovedReviewReasons reads
+// them distinct.
+func (r offrampRepo) ApproveReview(ctx context.Context, tenantID, paymentID, operator string, reasons []offramp.HoldReason, at time.Time) error {
 	rs := make([]string, len(reasons))
 	for i, x := range reasons {
 		rs[i] = string(x)
 	}
-	_, err := r.db.NewRaw(`INSERT INTO offramp_review_approvals (payment_id, operator, reasons, approved_at, updated_at)
-VALUES (?, ?, ?, ?, ?)
-ON CONFLICT (payment_id) DO UPDATE SET
-    reasons = ARRAY(SELECT DISTINCT unnest(offramp_review_approvals.reasons || EXCLUDED.reasons) ORDER BY 1),
-    updated_at = EXCLUDED.updated_at`, paymentID, operator, pgdialect.Array(rs), at, at).Exec(ctx)
+	_, err := r.db.NewRaw(`INSERT INTO offramp_review_approvals (tenant_id, payment_id, operator, reasons, approved_at, updated_at)
+VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (tenant_id, payment_id) DO UPDATE SET
+    reasons = CASE WHEN EXCLUDED.reasons <@ offramp_review_approvals.reasons THEN offramp_review_approvals.reasons
+        ELSE offramp_review_approvals.reasons || EXCLUDED.reasons END,
+    updated_at = EXCLUDED.updated_at`, tenantID, paymentID, operator, pgdialect.Array(rs), at, at).Exec(ctx)
 	return err
 }
 
-func (r offrampRepo) ApprovedReviewReasons(ctx context.Context, paymentID string) ([]offramp.HoldReason, error) {
+func (r offrampRepo) ApprovedReviewReasons(ctx context.Context, tenantID, paymentID string) ([]offramp.HoldReason, error) {
 	var rs []string
-	err := r.db.NewRaw("SELECT unnest(reasons) FROM offramp_review_approvals WHERE payment_id = ?", paymentID).Scan(ctx, &rs)
+	err := r.db.NewRaw("SELECT DISTINCT unnest(reasons) FROM offramp_review_approvals WHERE tenant_id = ? AND payment_id = ? ORDER BY 1", tenantID, paymentID).Scan(ctx, &rs)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ type paymentSignatureJSON struct {
 type paymentModel struct {
 	bun.BaseModel       `bun:"table:safe_payments"`
 	ID                  string          `bun:"id,pk"`
-	TenantID            string          `bun:"tenant_id"`
+	TenantID            string          `bun:"tenant_id,pk"`
 	Environment         string          `bun:"environment"`
 	SourceWalletID      string          `bun:"source_wallet_id"`
 	SafeAddress         string          `bun:"safe_address"`
@@ -152,8 +152,12 @@ func (r paymentRepo) FindPayment(ctx context.Context, tenantID string, env core.
 	return oneRow[safepay.Payment, paymentModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id), errPaymentNotFound)
 }
 
-func (r paymentRepo) LockPayment(ctx context.Context, id string) (safepay.Payment, error) {
-	return oneRow[safepay.Payment, paymentModel](ctx, r.db.NewSelect().Where("id = ?", id).For("UPDATE"), errPaymentNotFound)
+func (r paymentRepo) LockPayment(ctx context.Context, tenantID, id string) (safepay.Payment, error) {
+	tenantID, err := tenantOfRow(ctx, r.db, "safe_payments", tenantID, id)
+	if err != nil {
+		return safepay.Payment{}, err
+	}
+	return oneRow[safepay.Payment, paymentModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND id = ?", tenantID, id).For("UPDATE"), errPaymentNotFound)
 }
 
 func (r paymentRepo) ListPayments(ctx context.Context, tenantID string, env core.Environment, page ports.Page) ([]safepay.Payment, int, error) {
@@ -179,10 +183,10 @@ func (r paymentRepo) UpdatePayment(ctx context.Context, p safepay.Payment) error
 	return err
 }
 
-func (r paymentRepo) HighestNonceInUse(ctx context.Context, walletID string) (uint64, bool, error) {
+func (r paymentRepo) HighestNonceInUse(ctx context.Context, tenantID, walletID string) (uint64, bool, error) {
 	var nonce sql.NullInt64
-	err := r.db.NewRaw(`SELECT max(safe_nonce) FROM safe_payments WHERE source_wallet_id = ?
-		AND status IN ('CREATED', 'AWAITING_SIGNATURE', 'SIGNING', 'READY_TO_EXECUTE', 'EXECUTING', 'COMPLETED')`, walletID).Scan(ctx, &nonce)
+	err := r.db.NewRaw(`SELECT max(safe_nonce) FROM safe_payments WHERE tenant_id = ? AND source_wallet_id = ?
+		AND status IN ('CREATED', 'AWAITING_SIGNATURE', 'SIGNING', 'READY_TO_EXECUTE', 'EXECUTING', 'COMPLETED')`, tenantID, walletID).Scan(ctx, &nonce)
 	if err != nil || !nonce.Valid {
 		return 0, false, err
 	}
@@ -190,10 +194,10 @@ func (r paymentRepo) HighestNonceInUse(ctx context.Context, walletID string) (ui
 	return highest, err == nil, err
 }
 
-func (r paymentRepo) ListQueuedPayments(ctx context.Context, walletID string, afterNonce uint64, limit int) ([]safepay.Payment, error) {
+func (r paymentRepo) ListQueuedPayments(ctx context.Context, tenantID, walletID string, afterNonce uint64, limit int) ([]safepay.Payment, error) {
 	var rows []paymentModel
 	err := r.db.NewSelect().Model(&rows).
-		Where("source_wallet_id = ? AND safe_nonce > ?", walletID, int64Column(afterNonce)).
+		Where("tenant_id = ? AND source_wallet_id = ? AND safe_nonce > ?", tenantID, walletID, int64Column(afterNonce)).
 		Where("status IN ('CREATED', 'AWAITING_SIGNATURE', 'SIGNING', 'READY_TO_EXECUTE', 'EXECUTING')").
 		OrderExpr("safe_nonce ASC, id ASC").Limit(int64(limit)).Scan(ctx)
 	if err != nil {

@@ -190,6 +190,9 @@ type PipelineStats struct {
 	Conflicts int64 // units that would have waited on a lock and ran again first in the next batch
 	Retried   int64 // units run again alone after their batch's flush or COMMIT was refused
 	Loads     int64 // locking reads the lanes ran for parked units (each for every unit parked at the time)
+	// UnitLoads are locking reads a unit running statements ran for its own transfer: rows
+	// and references neither the batch nor the unit's claim (claim_lock.go) had locked.
+	UnitLoads int64
 
 	// Where the lanes' time went, summed over the lanes: waiting for units to arrive (an
 	// empty queue, a batch's MaxWait; with Overlap also the previous batch's COMMIT while the
@@ -200,8 +203,8 @@ type PipelineStats struct {
 }
 
 type pipelineCounters struct {
-	batches, units, conflicts, retried, loads atomic.Int64
-	laneTime, waitUnits, waitCommit           atomic.Int64 // nanoseconds
+	batches, units, conflicts, retried, loads, unitLoads atomic.Int64
+	laneTime, waitUnits, waitCommit                      atomic.Int64 // nanoseconds
 }
 
 // PipelineStats reports the pipeline's counters (zero without a pipeline).
@@ -211,7 +214,7 @@ func (s *Store) PipelineStats() PipelineStats {
 	}
 	c := &s.pipe.stats
 	return PipelineStats{Batches: c.batches.Load(), Units: c.units.Load(), Conflicts: c.conflicts.Load(), Retried: c.retried.Load(),
-		Loads: c.loads.Load(), LaneTime: time.Duration(c.laneTime.Load()), LaneWaitUnits: time.Duration(c.waitUnits.Load()),
+		Loads: c.loads.Load(), UnitLoads: c.unitLoads.Load(), LaneTime: time.Duration(c.laneTime.Load()), LaneWaitUnits: time.Duration(c.waitUnits.Load()),
 		LaneWaitCommit: time.Duration(c.waitCommit.Load())}
 }
 

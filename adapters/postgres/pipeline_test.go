@@ -1271,9 +1271,19 @@ func TestPipeline_AffinityKeepsOneKeyInOneLane(t *testing.T) {
 // the failure is the first unit's, not the next one's: the batch is rolled back (a rollback to
 // the next unit's savepoint would undo the first unit's statements and keep the transaction
 // going), and each unit runs again alone: the first fails with its record's error and commits
-// nothing, the second commits.
+// nothing, the second commits. The same holds when the next unit's first exchange is a claim
+// that also locks the rows its request named (claim_lock.go).
 func TestPipeline_HeldBackRecordFailureIsItsUnits(t *testing.T) {
 	t.Parallel()
+	for _, intent := range []bool{false, true} {
+		t.Run(fmt.Sprintf("intent=%v", intent), func(t *testing.T) {
+			t.Parallel()
+			heldBackRecordFailure(t, intent)
+		})
+	}
+}
+
+func heldBackRecordFailure(t *testing.T, intent bool) {
 	p := newPipeDB(t, 2)
 	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
 	now := time.Now().UTC().Truncate(time.Microsecond)
@@ -1289,7 +1299,12 @@ func TestPipeline_HeldBackRecordFailureIsItsUnits(t *testing.T) {
 			return tx.Idempotency().Save(ctx, record("bad", "BOGUS")) // the environment's CHECK refuses it
 		},
 		func(ctx context.Context, tx ports.Tx) error {
-			if _, _, claimed, err := tx.Idempotency().Claim(ctx, "tenant:pipeline", core.EnvTest, "good", now); err != nil || !claimed {
+			cctx := ctx
+			if intent {
+				cctx = ports.WithLedgerIntent(ctx, ports.LedgerIntent{Environment: core.EnvTest,
+					Accounts: []ledger.AccountSpec{p.world.Spec(), p.accounts[1].Spec()}, References: []string{"held-good"}})
+			}
+			if _, _, claimed, err := tx.Idempotency().Claim(cctx, "tenant:pipeline", core.EnvTest, "good", now); err != nil || !claimed {
 				return errors.Join(err, errors.New("the claim did not get the key"))
 			}
 			if _, _, err := tx.Ledger().Post(ctx, time.Now(), move("held-good", p.world.ID, p.accounts[1].ID, 5)); err != nil {
@@ -1305,6 +1320,101 @@ func TestPipeline_HeldBackRecordFailureIsItsUnits(t *testing.T) {
 	}
 	if p.transfers(t, "held-bad") != 0 || p.transfers(t, "held-good") != 1 {
 		t.Fatalf("transfers: held-bad %d (want 0), held-good %d (want 1)", p.transfers(t, "held-bad"), p.transfers(t, "held-good"))
+	}
+	p.verify(t)
+}
+
+// plansOf checks, on the unit's connection right after its claim that locks, that the claim ran
+// on a generic plan (never planned again per call) and that the setting was put back for the
+// statements after it.
+func plansOf(ctx context.Context, t *testing.T) {
+	btx, _ := postgres.TxFromContext(ctx)
+	var generic, custom int64
+	var mode string
+	err := btx.QueryRowContext(ctx, `SELECT coalesce(sum(generic_plans), 0), coalesce(sum(custom_plans), 0),
+		current_setting('plan_cache_mode') FROM pg_prepared_statements
+		WHERE statement LIKE '%' || 'ok AS MATERIALIZED' || '%'`).Scan(&generic, &custom, &mode)
+	if err != nil || generic == 0 || custom != 0 || mode != "auto" {
+		t.Errorf("the claim that locks: %d generic and %d custom plans, plan_cache_mode %q after it (%v); "+
+			"want generic plans only, and auto after", generic, custom, mode, err)
+	}
+}
+
+// TestPipeline_ClaimLocksTheIntentsRows: a batch unit whose claim of its Idempotency-Key names
+// the rows its transfer will lock (ports.LedgerIntent) holds them once the claim returns (another
+// transaction cannot take them), and its transfer then runs no locking read of its own; units
+// without the intent each pay one. A claim that finds the key's outcome stored locks nothing.
+// The claim runs on its generic plan (plansOf).
+func TestPipeline_ClaimLocksTheIntentsRows(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 2)
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	const scope = "tenant:pipeline"
+	lockable := func(id string) bool { // another transaction can take the row at once
+		var one int
+		err := p.db.QueryRowContext(context.Background(),
+			"SELECT 1 FROM ledger_balances WHERE account_id = ? FOR UPDATE NOWAIT", id).Scan(&one)
+		return err == nil
+	}
+	deposit := func(key string, to ledger.Account, intent bool, heldAfterClaim *atomic.Bool) func(ctx context.Context, tx ports.Tx) error {
+		return func(ctx context.Context, tx ports.Tx) error {
+			cctx := ctx
+			if intent {
+				cctx = ports.WithLedgerIntent(ctx, ports.LedgerIntent{Environment: core.EnvTest,
+					Accounts: []ledger.AccountSpec{p.world.Spec(), to.Spec()}, References: []string{"claimed-" + key}})
+			}
+			rec, stored, claimed, err := tx.Idempotency().Claim(cctx, scope, core.EnvTest, key, now)
+			if err != nil {
+				return err
+			}
+			heldAfterClaim.Store(!lockable(to.ID))
+			if intent {
+				plansOf(ctx, t)
+			}
+			if stored {
+				if rec.StatusCode != 201 {
+					return fmt.Errorf("replayed status %d", rec.StatusCode)
+				}
+				return nil
+			}
+			if !claimed {
+				return errors.New("the claim did not get the key")
+			}
+			if _, _, err := tx.Ledger().Post(ctx, time.Now(), move("claimed-"+key, p.world.ID, to.ID, 5)); err != nil {
+				return err
+			}
+			return tx.Idempotency().Save(ctx, ports.IdempotencyRecord{Scope: scope, Environment: core.EnvTest, Key: key,
+				Fingerprint: "f", StatusCode: 201, Body: []byte(`{}`), ContentType: "application/json", CreatedAt: now,
+				ExpiresAt: now.Add(time.Hour)})
+		}
+	}
+	var heldA, heldB, heldC, heldD, heldReplay atomic.Bool
+	if errs := submitInOrder(s, deposit("a", p.accounts[0], true, &heldA), deposit("b", p.accounts[1], true, &heldB)); errors.Join(errs...) != nil {
+		t.Fatal(errs)
+	}
+	if st := s.PipelineStats(); st.UnitLoads != 0 || st.Loads != 0 || !heldA.Load() || !heldB.Load() {
+		t.Fatalf("with the intent: stats %+v, rows held after the claim %v %v; want no locking read of the "+
+			"transfers' own, the rows held by the claims", st, heldA.Load(), heldB.Load())
+	}
+	if errs := submitInOrder(s, deposit("c", p.accounts[0], false, &heldC), deposit("d", p.accounts[1], false, &heldD)); errors.Join(errs...) != nil {
+		t.Fatal(errs)
+	}
+	if st := s.PipelineStats(); st.UnitLoads != 2 || heldC.Load() || heldD.Load() {
+		t.Fatalf("without the intent: stats %+v, rows held after the claim %v %v; want one locking read per "+
+			"transfer, nothing held by the claims", st, heldC.Load(), heldD.Load())
+	}
+	nothing := func(context.Context, ports.Tx) error { return nil } // the batch's second unit
+	if errs := submitInOrder(s, deposit("a", p.accounts[0], true, &heldReplay), nothing); errs[0] != nil || heldReplay.Load() {
+		t.Fatalf("the replay answered %v, its claim held the row: %v", errs[0], heldReplay.Load())
+	}
+	for i, a := range p.accounts {
+		if b := p.balance(t, a.ID); b.Posted != 10 {
+			t.Errorf("account %d posted %d, want 10", i, b.Posted)
+		}
+	}
+	if p.transfers(t, "claimed-a") != 1 {
+		t.Error("the replay recorded its transfer again")
 	}
 	p.verify(t)
 }

@@ -17,7 +17,7 @@ var _ ports.RampRepo = rampRepo{}
 type rampModel struct {
 	bun.BaseModel   `bun:"table:ramps"`
 	ID              string    `bun:"id,pk"`
-	TenantID        string    `bun:"tenant_id"`
+	TenantID        string    `bun:"tenant_id,pk"`
 	Environment     string    `bun:"environment"`
 	WalletID        string    `bun:"wallet_id"`
 	Direction       string    `bun:"direction"`
@@ -82,7 +82,7 @@ func (r rampRepo) LockOnRampCap(ctx context.Context, tenantID string, env core.E
 
 func (r rampRepo) OnRampTotalSince(ctx context.Context, tenantID string, env core.Environment, since time.Time) (int64, error) {
 	var total sql.NullInt64
-	err := r.db.NewRaw(`SELECT sum(r.amount_base_units) FROM ramps r JOIN drips d ON d.id = r.drip_id
+	err := r.db.NewRaw(`SELECT sum(r.amount_base_units) FROM ramps r JOIN drips d ON d.tenant_id = r.tenant_id AND d.id = r.drip_id
 		WHERE r.tenant_id = ? AND r.environment = ? AND r.direction = 'ON' AND r.created_at > ? AND d.status <> 'FAILED'`,
 		tenantID, string(env), since).Scan(ctx, &total)
 	return total.Int64, err

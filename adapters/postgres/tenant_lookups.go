@@ -19,6 +19,14 @@ const (
 	lookupCheckoutDeposit = "checkout_deposit" // a checkout's deposit address (unique across tenants)
 	lookupBillNonce       = "bill_nonce"       // a signer's used nonce (single-use across payers)
 	lookupPhoneAlias      = "phone_alias"      // a verified phone (which tenant owns it)
+
+	lookupWalletAddress      = "wallet_address"       // a wallet's address in its environment (a bill's payer)
+	lookupHandle             = "handle"               // a directory handle in its environment (a destination)
+	lookupOfframpPayment     = "offramp_payment"      // an off-ramp payment's id (jobs, the recipient's reads)
+	lookupOfframpProviderRef = "offramp_provider_ref" // a payout provider's reference (its webhooks)
+	lookupOfframpClaim       = "offramp_claim"        // a claim's id (jobs, its links)
+	lookupClaimOnchain       = "claim_onchain"        // a claim's escrow id on a chain (the escrow indexer)
+	lookupClaimLink          = "claim_link"           // a claim link's token hash (the public claim page)
 )
 
 // insertLookupSQL records which tenant a value belongs to. It has server-side parameters
@@ -68,4 +76,20 @@ func lookupTenants(ctx context.Context, db bun.IDB, key, kind string) ([]string,
 		out = append(out, t)
 	}
 	return out, errors.Join(rows.Err(), rows.Close())
+}
+
+// tenantOfRow is tenantID when given; when empty (a job enqueued before jobs carried the
+// tenant), the tenant of table's row id, read without a lock (on Citus it asks every shard,
+// once per such job), so that the lock that follows names its shard. A row that does not
+// exist answers "", which finds nothing.
+func tenantOfRow(ctx context.Context, db bun.IDB, table, tenantID, id string) (string, error) {
+	if tenantID != "" {
+		return tenantID, nil
+	}
+	var ids []string
+	err := db.NewSelect().Table(table).Column("tenant_id").Where("id = ?", id).Limit(1).Scan(ctx, &ids)
+	if err != nil || len(ids) == 0 {
+		return "", err
+	}
+	return ids[0], nil
 }

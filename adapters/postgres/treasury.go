@@ -22,7 +22,7 @@ var (
 type treasuryAccountModel struct {
 	bun.BaseModel   `bun:"table:treasury_accounts,alias:ta"`
 	ID              string    `bun:"id,pk"`
-	TenantID        string    `bun:"tenant_id"`
+	TenantID        string    `bun:"tenant_id,pk"`
 	Environment     string    `bun:"environment"`
 	Name            string    `bun:"name"`
 	ChainID         int64     `bun:"chain_id"`
@@ -34,6 +34,7 @@ type treasuryAccountModel struct {
 type treasuryBucketModel struct {
 	bun.BaseModel `bun:"table:treasury_buckets,alias:b"`
 	ID            string `bun:"id,pk"`
+	TenantID      string `bun:"tenant_id,pk"`
 	AccountID     string `bun:"account_id"`
 	WalletID      string `bun:"wallet_id"`
 	Name          string `bun:"name"`
@@ -55,7 +56,7 @@ type treasuryRuleModel struct {
 	bun.BaseModel   `bun:"table:treasury_rules"`
 	ID              string     `bun:"id,pk"`
 	AccountID       string     `bun:"account_id"`
-	TenantID        string     `bun:"tenant_id"`
+	TenantID        string     `bun:"tenant_id,pk"`
 	Environment     string     `bun:"environment"`
 	Type            string     `bun:"type"`
 	SourceBucketID  *string    `bun:"source_bucket_id"`
@@ -96,7 +97,7 @@ type treasurySweepModel struct {
 	bun.BaseModel  `bun:"table:treasury_sweeps"`
 	ID             string    `bun:"id,pk"`
 	AccountID      string    `bun:"account_id"`
-	TenantID       string    `bun:"tenant_id"`
+	TenantID       string    `bun:"tenant_id,pk"`
 	Environment    string    `bun:"environment"`
 	RuleID         *string   `bun:"rule_id"`
 	SourceBucketID string    `bun:"source_bucket_id"`
@@ -127,7 +128,7 @@ func (r treasuryRepo) CreateAccount(ctx context.Context, a treasury.Account) err
 	}
 	buckets := make([]treasuryBucketModel, len(a.Buckets))
 	for i, b := range a.Buckets {
-		buckets[i] = treasuryBucketModel{ID: b.ID, AccountID: a.ID, WalletID: b.WalletID, Name: b.Name, Kind: string(b.Kind),
+		buckets[i] = treasuryBucketModel{ID: b.ID, TenantID: a.TenantID, AccountID: a.ID, WalletID: b.WalletID, Name: b.Name, Kind: string(b.Kind),
 			TargetBps: b.TargetBps, ApyBps: b.ApyBps, Position: b.Position}
 	}
 	_, err := r.db.NewInsert().Model(&buckets).Exec(ctx)
@@ -140,17 +141,22 @@ func (r treasuryRepo) withBuckets(ctx context.Context, rows []treasuryAccountMod
 	if len(rows) == 0 {
 		return out, nil
 	}
+	tenantID := rows[0].TenantID
 	ids := make([]string, len(rows))
 	index := map[string]int{}
 	for i, m := range rows {
 		ids[i] = m.ID
 		index[m.ID] = i
+		if m.TenantID != tenantID {
+			return nil, fmt.Errorf("postgres: treasury accounts of two tenants read together (%s, %s)", tenantID, m.TenantID)
+		}
 		out[i] = treasury.Account{ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), Name: m.Name,
 			ChainID: m.ChainID, Threshold: m.Threshold, ClockOffsetDays: m.ClockOffsetDays, CreatedAt: m.CreatedAt.UTC()}
 	}
 	var buckets []treasuryBucketModel
 	err := r.db.NewSelect().Model(&buckets).ColumnExpr("b.*").ColumnExpr("w.address AS address, w.status AS wallet_status").
-		Join("JOIN wallets AS w ON w.id = b.wallet_id").Where("b.account_id IN (?)", bun.List(ids)).
+		Join("JOIN wallets AS w ON w.tenant_id = b.tenant_id AND w.id = b.wallet_id").
+		Where("b.tenant_id = ? AND b.account_id IN (?)", tenantID, bun.List(ids)).
 		OrderExpr("b.account_id, b.position").Scan(ctx)
 	if err != nil {
 		return nil, err
@@ -190,8 +196,8 @@ func (r treasuryRepo) FindAccount(ctx context.Context, tenantID string, env core
 func (r treasuryRepo) FindAccountIDByWallet(ctx context.Context, tenantID string, env core.Environment, walletID string) (string, bool, error) {
 	var ids []string
 	err := r.db.NewSelect().TableExpr("treasury_buckets AS b").Column("b.account_id").
-		Join("JOIN treasury_accounts AS a ON a.id = b.account_id").
-		Where("b.wallet_id = ? AND a.tenant_id = ? AND a.environment = ?", walletID, tenantID, env).
+		Join("JOIN treasury_accounts AS a ON a.tenant_id = b.tenant_id AND a.id = b.account_id").
+		Where("b.tenant_id = ? AND b.wallet_id = ? AND a.environment = ?", tenantID, walletID, env).
 		Limit(1).Scan(ctx, &ids)
 	if err != nil || len(ids) == 0 {
 		return "", false, err
@@ -199,9 +205,9 @@ func (r treasuryRepo) FindAccountIDByWallet(ctx context.Context, tenantID string
 	return ids[0], true, nil
 }
 
-func (r treasuryRepo) LockAccount(ctx context.Context, id string) (treasury.Account, error) {
+func (r treasuryRepo) LockAccount(ctx context.Context, tenantID, id string) (treasury.Account, error) {
 	var m treasuryAccountModel
-	return r.oneAccount(ctx, r.db.NewSelect().Model(&m).Where("id = ?", id).For("UPDATE"), &m)
+	return r.oneAccount(ctx, r.db.NewSelect().Model(&m).Where("tenant_id = ? AND id = ?", tenantID, id).For("UPDATE"), &m)
 }
 
 func (r treasuryRepo) ListAccounts(ctx context.Context, tenantID string, env core.Environment, page ports.Page) ([]treasury.Account, int, error) {
@@ -218,16 +224,25 @@ func (r treasuryRepo) ListAccounts(ctx context.Context, tenantID string, env cor
 func (r treasuryRepo) ListYieldAccounts(ctx context.Context, env core.Environment, afterID string, limit int) ([]treasury.Account, error) {
 	var rows []treasuryAccountModel
 	err := r.db.NewSelect().Model(&rows).Where("environment = ? AND id > ?", env, afterID).
-		Where("EXISTS (SELECT 1 FROM treasury_buckets tb WHERE tb.account_id = ta.id AND tb.apy_bps > 0)").
+		Where("EXISTS (SELECT 1 FROM treasury_buckets tb WHERE tb.tenant_id = ta.tenant_id AND tb.account_id = ta.id AND tb.apy_bps > 0)").
 		OrderExpr("id ASC").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return r.withBuckets(ctx, rows)
+	out := make([]treasury.Account, 0, len(rows))
+	for _, row := range rows {
+		a, err := r.withBuckets(ctx, []treasuryAccountModel{row})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a...)
+	}
+	return out, nil
 }
 
-func (r treasuryRepo) SetClockOffset(ctx context.Context, accountID string, days int) error {
-	_, err := r.db.NewUpdate().Model((*treasuryAccountModel)(nil)).Set("clock_offset_days = ?", days).Where("id = ?", accountID).Exec(ctx)
+func (r treasuryRepo) SetClockOffset(ctx context.Context, tenantID, accountID string, days int) error {
+	_, err := r.db.NewUpdate().Model((*treasuryAccountModel)(nil)).Set("clock_offset_days = ?", days).
+		Where("tenant_id = ? AND id = ?", tenantID, accountID).Exec(ctx)
 	return err
 }
 
@@ -242,8 +257,8 @@ func (r treasuryRepo) FindRule(ctx context.Context, tenantID string, env core.En
 		Where("tenant_id = ? AND environment = ? AND id = ? AND deleted_at IS NULL", tenantID, env, id), errTreasuryRuleNotFound)
 }
 
-func (r treasuryRepo) LockRule(ctx context.Context, id string) (treasury.Rule, error) {
-	return oneRow[treasury.Rule, treasuryRuleModel](ctx, r.db.NewSelect().Where("id = ?", id).For("UPDATE"), errTreasuryRuleNotFound)
+func (r treasuryRepo) LockRule(ctx context.Context, tenantID, id string) (treasury.Rule, error) {
+	return oneRow[treasury.Rule, treasuryRuleModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND id = ?", tenantID, id).For("UPDATE"), errTreasuryRuleNotFound)
 }
 
 func (r treasuryRepo) UpdateRule(ctx context.Context, rule treasury.Rule) error {
@@ -253,9 +268,9 @@ func (r treasuryRepo) UpdateRule(ctx context.Context, rule treasury.Rule) error 
 	return err
 }
 
-func (r treasuryRepo) ListRules(ctx context.Context, accountID string, page ports.Page) ([]treasury.Rule, int, error) {
+func (r treasuryRepo) ListRules(ctx context.Context, tenantID, accountID string, page ports.Page) ([]treasury.Rule, int, error) {
 	var rows []treasuryRuleModel
-	total, err := r.db.NewSelect().Model(&rows).Where("account_id = ? AND deleted_at IS NULL", accountID).
+	total, err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND account_id = ? AND deleted_at IS NULL", tenantID, accountID).
 		OrderExpr("id ASC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
 	if err != nil {
 		return nil, 0, err
@@ -264,15 +279,16 @@ func (r treasuryRepo) ListRules(ctx context.Context, accountID string, page port
 	return out, int(total), err
 }
 
-func (r treasuryRepo) CountRules(ctx context.Context, accountID string) (int, error) {
-	n, err := r.db.NewSelect().Model((*treasuryRuleModel)(nil)).Where("account_id = ? AND deleted_at IS NULL", accountID).Count(ctx)
+func (r treasuryRepo) CountRules(ctx context.Context, tenantID, accountID string) (int, error) {
+	n, err := r.db.NewSelect().Model((*treasuryRuleModel)(nil)).
+		Where("tenant_id = ? AND account_id = ? AND deleted_at IS NULL", tenantID, accountID).Count(ctx)
 	return int(n), err
 }
 
 func (r treasuryRepo) ListDueRules(ctx context.Context, env core.Environment, accountID string, now time.Time, limit int) ([]treasury.Rule, error) {
 	var rows []treasuryRuleModel
 	q := r.db.NewSelect().Model(&rows).
-		Join("JOIN treasury_accounts AS ta ON ta.id = treasury_rule_model.account_id").
+		Join("JOIN treasury_accounts AS ta ON ta.tenant_id = treasury_rule_model.tenant_id AND ta.id = treasury_rule_model.account_id").
 		Where("treasury_rule_model.environment = ? AND treasury_rule_model.enabled AND treasury_rule_model.deleted_at IS NULL", env).
 		Where("coalesce(treasury_rule_model.last_evaluated_at, treasury_rule_model.created_at) + make_interval(secs => treasury_rule_model.interval_seconds) <= ?::timestamptz + make_interval(days => ta.clock_offset_days)", now)
 	if accountID != "" {
@@ -294,9 +310,9 @@ func (r treasuryRepo) CreateSweep(ctx context.Context, s treasury.Sweep) error {
 	return err
 }
 
-func (r treasuryRepo) ListSweeps(ctx context.Context, accountID string, page ports.Page) ([]treasury.Sweep, int, error) {
+func (r treasuryRepo) ListSweeps(ctx context.Context, tenantID, accountID string, page ports.Page) ([]treasury.Sweep, int, error) {
 	var rows []treasurySweepModel
-	total, err := r.db.NewSelect().Model(&rows).Where("account_id = ?", accountID).
+	total, err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND account_id = ?", tenantID, accountID).
 		OrderExpr("id DESC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
 	if err != nil {
 		return nil, 0, err
@@ -305,16 +321,17 @@ func (r treasuryRepo) ListSweeps(ctx context.Context, accountID string, page por
 	return out, int(total), err
 }
 
-func (r treasuryRepo) FindSweepByPayment(ctx context.Context, paymentID string) (treasury.Sweep, bool, error) {
-	s, err := oneRow[treasury.Sweep, treasurySweepModel](ctx, r.db.NewSelect().Where("payment_id = ?", paymentID), sql.ErrNoRows)
+func (r treasuryRepo) FindSweepByPayment(ctx context.Context, tenantID, paymentID string) (treasury.Sweep, bool, error) {
+	s, err := oneRow[treasury.Sweep, treasurySweepModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND payment_id = ?", tenantID, paymentID), sql.ErrNoRows)
 	if errors.Is(err, sql.ErrNoRows) {
 		return treasury.Sweep{}, false, nil
 	}
 	return s, err == nil, err
 }
 
-func (r treasuryRepo) LatestRuleSweep(ctx context.Context, ruleID string) (treasury.Sweep, bool, error) {
-	s, err := oneRow[treasury.Sweep, treasurySweepModel](ctx, r.db.NewSelect().Where("rule_id = ?", ruleID).OrderExpr("id DESC").Limit(1), sql.ErrNoRows)
+func (r treasuryRepo) LatestRuleSweep(ctx context.Context, tenantID, ruleID string) (treasury.Sweep, bool, error) {
+	s, err := oneRow[treasury.Sweep, treasurySweepModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND rule_id = ?", tenantID, ruleID).
+		OrderExpr("id DESC").Limit(1), sql.ErrNoRows)
 	if errors.Is(err, sql.ErrNoRows) {
 		return treasury.Sweep{}, false, nil
 	}

@@ -51,7 +51,7 @@ const (
   WHERE a.tenant_id = ?tenant AND a.environment = ?env AND a.kind = ?kind
     AND (?wallet = '' OR a.reference = 'wallet:' || ?wallet || ':onchain')
     AND NOT (p.amount < 0 AND EXISTS (SELECT 1 FROM safe_payments sp
-      WHERE sp.source_wallet_id = ` + activityWalletOfReference + ` AND sp.kind = 'transfer'
+      WHERE sp.tenant_id = a.tenant_id AND sp.source_wallet_id = ` + activityWalletOfReference + ` AND sp.kind = 'transfer'
         AND lower(sp.executed_tx_hash) = lower(t.metadata->>'txHash')))`
 
 	// activityCheckoutsSQL: a completed checkout is a payment received, at the moment it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -22,7 +23,7 @@ type walletOwnerJSON struct {
 type walletModel struct {
 	bun.BaseModel  `bun:"table:wallets"`
 	ID             string          `bun:"id,pk"`
-	TenantID       string          `bun:"tenant_id"`
+	TenantID       string          `bun:"tenant_id,pk"`
 	Environment    string          `bun:"environment"`
 	Name           string          `bun:"name"`
 	Purpose        string          `bun:"purpose"`
@@ -89,16 +90,29 @@ func (r walletRepo) CreateWallet(ctx context.Context, w wallet.Wallet) error {
 	if err != nil {
 		return err
 	}
-	_, err = r.db.NewInsert().Model(&m).Exec(ctx)
-	return err
+	if _, err = r.db.NewInsert().Model(&m).Exec(ctx); err != nil {
+		return err
+	}
+	// The address stays one tenant's in its environment across all tenants (the lookup row's
+	// unique index); a second wallet of the same tenant at it (another chain) shares the row.
+	return addLookupOnce(ctx, rawQuerier(r.db), walletAddressKey(w.Environment, w.Address), lookupWalletAddress, w.TenantID)
+}
+
+// walletAddressKey is a wallet address's lookup key: the environment and the lower-cased address.
+func walletAddressKey(env core.Environment, address string) string {
+	return string(env) + ":" + strings.ToLower(address)
 }
 
 func (r walletRepo) FindWallet(ctx context.Context, tenantID string, env core.Environment, id string) (wallet.Wallet, error) {
 	return oneRow[wallet.Wallet, walletModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id), errWalletNotFound)
 }
 
-func (r walletRepo) LockWallet(ctx context.Context, id string) (wallet.Wallet, error) {
-	return oneRow[wallet.Wallet, walletModel](ctx, r.db.NewSelect().Where("id = ?", id).For("UPDATE"), errWalletNotFound)
+func (r walletRepo) LockWallet(ctx context.Context, tenantID, id string) (wallet.Wallet, error) {
+	tenantID, err := tenantOfRow(ctx, r.db, "wallets", tenantID, id)
+	if err != nil {
+		return wallet.Wallet{}, err
+	}
+	return oneRow[wallet.Wallet, walletModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND id = ?", tenantID, id).For("UPDATE"), errWalletNotFound)
 }
 
 func (r walletRepo) ListWallets(ctx context.Context, tenantID string, env core.Environment, page ports.Page) ([]wallet.Wallet, int, error) {

@@ -107,7 +107,7 @@ func (s *Service) expireClaim(ctx context.Context, tx txView, now time.Time, c *
 		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigClaimExpires, Guard: offramp.GuardClaimFunded}, now); err != nil {
 			return err
 		}
-		if err := tx.Offramp().SupersedeQuotes(ctx, pay.ID, offramp.QuoteSuperseded); err != nil {
+		if err := tx.Offramp().SupersedeQuotes(ctx, pay.SenderTenantID, pay.ID, offramp.QuoteSuperseded); err != nil {
 			return err
 		}
 		pay.SelectedQuoteID, pay.FailureReason = "", "CLAIM_EXPIRED"

@@ -177,7 +177,7 @@ func (s escrowIndexer) applyEscrowLog(ctx context.Context, tx txView, env core.E
 	if err != nil {
 		return nil, err
 	}
-	fresh, err := tx.Claims().RecordEscrowEvent(ctx, chainID, l.TxHash.Hex(), l.LogIndex, c.ID, l.Kind, now)
+	fresh, err := tx.Claims().RecordEscrowEvent(ctx, c.SenderTenantID, chainID, l.TxHash.Hex(), l.LogIndex, c.ID, l.Kind, now)
 	if err != nil || !fresh {
 		return nil, err
 	}

@@ -92,7 +92,7 @@ func (s *Service) SendClaimPhoneCode(ctx context.Context, token, clientIP string
 			}
 		}
 		code := recipient.NewCode()
-		ch := claim.Challenge{ID: core.NewID(claim.PrefixChallenge), ClaimID: c.ID, Environment: c.Environment,
+		ch := claim.Challenge{TenantID: c.SenderTenantID, ID: core.NewID(claim.PrefixChallenge), ClaimID: c.ID, Environment: c.Environment,
 			PhoneHash: c.PhoneHash, IPHash: ipHash, Status: claim.ChallengePending, AttemptsRemaining: claim.ChallengeAttempts,
 			ExpiresAt: now.Add(claim.ChallengeLifetime), CreatedAt: now, UpdatedAt: now}
 		ch.CodeHash = s.claimCodeHash(ch.ID, code)
@@ -136,7 +136,7 @@ func (s *Service) VerifyClaimPhoneCode(ctx context.Context, token, challengeID, 
 		if err != nil {
 			return err
 		}
-		ch, err := tx.Claims().LockChallenge(ctx, c.ID, strings.TrimSpace(challengeID))
+		ch, err := tx.Claims().LockChallenge(ctx, c.SenderTenantID, c.ID, strings.TrimSpace(challengeID))
 		if err != nil {
 			return err
 		}
@@ -220,7 +220,7 @@ func (s *Service) RedeemClaim(ctx context.Context, p auth.Principal, token strin
 		if err := redeemable(c, p, now); err != nil {
 			return err
 		}
-		ch, err := redeemableChallenge(ctx, tx, c.ID, in.ChallengeID, now)
+		ch, err := redeemableChallenge(ctx, tx, c.SenderTenantID, c.ID, in.ChallengeID, now)
 		if err != nil {
 			return err
 		}
@@ -260,7 +260,7 @@ func (s *Service) RedeemClaim(ctx context.Context, p auth.Principal, token strin
 		if err := s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: claimActionLock}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts}); err != nil {
 			return err
 		}
-		quotes, err := tx.Offramp().ActiveQuotes(ctx, pay.ID)
+		quotes, err := tx.Offramp().ActiveQuotes(ctx, pay.SenderTenantID, pay.ID)
 		view = RedeemView{Payment: pay, Quotes: quotes}
 		return err
 	})
@@ -282,8 +282,8 @@ func (in RedeemClaimInput) trimmed() (RedeemClaimInput, error) {
 
 // redeemableChallenge locks the claim's phone challenge the redeem names and checks it can be
 // used: VERIFIED, of this claim, not consumed or expired.
-func redeemableChallenge(ctx context.Context, tx txView, claimID, challengeID string, now time.Time) (claim.Challenge, error) {
-	ch, err := tx.Claims().LockChallenge(ctx, claimID, challengeID)
+func redeemableChallenge(ctx context.Context, tx txView, tenantID, claimID, challengeID string, now time.Time) (claim.Challenge, error) {
+	ch, err := tx.Claims().LockChallenge(ctx, tenantID, claimID, challengeID)
 	if core.HasCode(err, claim.CodeChallengeNotFound) {
 		return claim.Challenge{}, core.E(claim.CodeChallengeNotUsable, "challengeId is not a verified phone challenge of this claim")
 	}

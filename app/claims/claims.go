@@ -91,11 +91,11 @@ func claimPhoneContext(claimID string) string { return "offramp_claim:" + claimI
 // sendClaimLink supersedes the claim's live links, stores a fresh one (only its sha256) and
 // texts it to the number on the claim record. The SMS adapter gets the number encrypted.
 func (s *Service) sendClaimLink(ctx context.Context, tx txView, c claim.Claim, now time.Time) error {
-	if err := tx.Claims().SupersedeLinks(ctx, c.ID, now); err != nil {
+	if err := tx.Claims().SupersedeLinks(ctx, c.SenderTenantID, c.ID, now); err != nil {
 		return err
 	}
 	token, hash := claim.NewToken()
-	if err := tx.Claims().CreateLink(ctx, claim.Link{TokenHash: hash, ClaimID: c.ID, Environment: c.Environment,
+	if err := tx.Claims().CreateLink(ctx, claim.Link{TenantID: c.SenderTenantID, TokenHash: hash, ClaimID: c.ID, Environment: c.Environment,
 		ExpiresAt: c.ExpiresAt, CreatedAt: now}); err != nil {
 		return err
 	}
@@ -184,7 +184,7 @@ func (s *Service) cancelPendingClaim(ctx context.Context, tx txView, now time.Ti
 	if err := c.Apply(claim.TrigExpiry, now); err != nil {
 		return err
 	}
-	if err := tx.Claims().SupersedeLinks(ctx, c.ID, now); err != nil {
+	if err := tx.Claims().SupersedeLinks(ctx, c.SenderTenantID, c.ID, now); err != nil {
 		return err
 	}
 	if err := saveClaim(ctx, tx, c); err != nil {

@@ -26,8 +26,8 @@ const (
 // RunDrip runs one step of a drip and says when to look again (0 = done). The job sends at most
 // once per drip: the intent to send is committed before the send, the hash is committed before
 // waiting for the receipt, and a run that finds the intent without a hash never sends again.
-func (s *Service) RunDrip(ctx context.Context, dripID string) (snooze time.Duration, err error) {
-	d, err := s.lockedDrip(ctx, dripID)
+func (s *Service) RunDrip(ctx context.Context, tenantID, dripID string) (snooze time.Duration, err error) {
+	d, err := s.lockedDrip(ctx, tenantID, dripID)
 	if err != nil || d.Status.Terminal() {
 		return 0, err
 	}
@@ -50,7 +50,7 @@ func (s *Service) sendDrip(ctx context.Context, chain ports.Chain, d wallet.Drip
 	if err != nil {
 		return 0, err
 	}
-	d, err = s.recordDrip(ctx, d.ID, wallet.DripSendStarted, "", fromBlock, "")
+	d, err = s.recordDrip(ctx, d.TenantID, d.ID, wallet.DripSendStarted, "", fromBlock, "")
 	if errors.Is(err, errStepDone) {
 		return receiptPollInterval, nil // another run is sending; look again shortly
 	}
@@ -66,12 +66,12 @@ func (s *Service) sendDrip(ctx context.Context, chain ports.Chain, d wallet.Drip
 	}
 	var revert *ports.RevertError
 	if errors.As(err, &revert) { // refused at estimation: nothing was sent
-		return 0, s.failDrip(ctx, d.ID, "the faucet transaction would revert: "+revert.Reason)
+		return 0, s.failDrip(ctx, d.TenantID, d.ID, "the faucet transaction would revert: "+revert.Reason)
 	}
 	if err != nil {
 		return 0, err // perhaps sent: the retry takes the recovery path and never sends again
 	}
-	if d, err = s.recordDrip(ctx, d.ID, wallet.DripSent, hash.Hex(), 0, ""); err != nil {
+	if d, err = s.recordDrip(ctx, d.TenantID, d.ID, wallet.DripSent, hash.Hex(), 0, ""); err != nil {
 		return 0, err
 	}
 	return s.confirmDrip(ctx, chain, d)
@@ -85,17 +85,17 @@ func (s *Service) confirmDrip(ctx context.Context, chain ports.Chain, d wallet.D
 	}
 	switch receipt.Status {
 	case ports.TxSucceeded:
-		_, err := s.recordDrip(ctx, d.ID, wallet.DripMined, d.TxHash, 0, "")
+		_, err := s.recordDrip(ctx, d.TenantID, d.ID, wallet.DripMined, d.TxHash, 0, "")
 		return 0, ignoreDone(err)
 	case ports.TxFailed:
 		reason := "the faucet transaction reverted"
 		if receipt.FailureReason != "" {
 			reason += ": " + receipt.FailureReason
 		}
-		return 0, s.failDrip(ctx, d.ID, reason)
+		return 0, s.failDrip(ctx, d.TenantID, d.ID, reason)
 	}
 	if d.SendStartedAt != nil && s.clock.Now().Sub(*d.SendStartedAt) > dripConfirmTimeout {
-		return 0, s.failDrip(ctx, d.ID, fmt.Sprintf("the faucet transaction was not mined within %s", dripConfirmTimeout))
+		return 0, s.failDrip(ctx, d.TenantID, d.ID, fmt.Sprintf("the faucet transaction was not mined within %s", dripConfirmTimeout))
 	}
 	return receiptPollInterval, nil
 }
@@ -111,7 +111,7 @@ func (s *Service) recoverDrip(ctx context.Context, chain ports.Chain, d wallet.D
 			return 0, err
 		}
 		if found {
-			if d, err = s.recordDrip(ctx, d.ID, wallet.DripSent, hash.Hex(), 0, ""); err != nil {
+			if d, err = s.recordDrip(ctx, d.TenantID, d.ID, wallet.DripSent, hash.Hex(), 0, ""); err != nil {
 				return 0, ignoreDone(err)
 			}
 			return s.confirmDrip(ctx, chain, d)
@@ -120,7 +120,7 @@ func (s *Service) recoverDrip(ctx context.Context, chain ports.Chain, d wallet.D
 			return recoveryPollInterval, nil
 		}
 	}
-	return 0, s.failDrip(ctx, d.ID, "the faucet could not tell whether its transaction was sent and, to never fund twice, did not send again; request a new drip")
+	return 0, s.failDrip(ctx, d.TenantID, d.ID, "the faucet could not tell whether its transaction was sent and, to never fund twice, did not send again; request a new drip")
 }
 
 // findMint looks for a mint of exactly the drip's amount to its address since the block
@@ -143,7 +143,7 @@ func (s *Service) findMint(ctx context.Context, chain ports.Chain, d wallet.Drip
 		var used bool
 		err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 			var err error
-			used, err = tx.Drips().DripTxHashUsed(ctx, d.ChainID, l.TxHash.Hex())
+			used, err = tx.Drips().DripTxHashUsed(ctx, d.TenantID, d.ChainID, l.TxHash.Hex())
 			return err
 		})
 		if err != nil {
@@ -157,20 +157,20 @@ func (s *Service) findMint(ctx context.Context, chain ports.Chain, d wallet.Drip
 }
 
 // GiveUpDrip records FAILED after the job's attempts are exhausted.
-func (s *Service) GiveUpDrip(ctx context.Context, dripID string, _ error) error {
-	return s.failDrip(ctx, dripID, "the faucet could not reach the chain after repeated attempts")
+func (s *Service) GiveUpDrip(ctx context.Context, tenantID, dripID string, _ error) error {
+	return s.failDrip(ctx, tenantID, dripID, "the faucet could not reach the chain after repeated attempts")
 }
 
-func (s *Service) failDrip(ctx context.Context, dripID, reason string) error {
-	_, err := s.recordDrip(ctx, dripID, wallet.DripFailedOnChain, "", 0, reason)
+func (s *Service) failDrip(ctx context.Context, tenantID, dripID, reason string) error {
+	_, err := s.recordDrip(ctx, tenantID, dripID, wallet.DripFailedOnChain, "", 0, reason)
 	return ignoreDone(err)
 }
 
-func (s *Service) lockedDrip(ctx context.Context, id string) (wallet.Drip, error) {
+func (s *Service) lockedDrip(ctx context.Context, tenantID, id string) (wallet.Drip, error) {
 	var d wallet.Drip
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
-		d, err = tx.Drips().LockDrip(ctx, id)
+		d, err = tx.Drips().LockDrip(ctx, tenantID, id)
 		return err
 	})
 	return d, err
@@ -178,10 +178,10 @@ func (s *Service) lockedDrip(ctx context.Context, id string) (wallet.Drip, error
 
 // recordDrip applies trigger to the locked row and returns the drip as saved. A drip another
 // run already moved on (terminal, or the step already taken) answers errStepDone.
-func (s *Service) recordDrip(ctx context.Context, dripID string, trigger wallet.DripTrigger, txHash string, fromBlock uint64, reason string) (wallet.Drip, error) {
+func (s *Service) recordDrip(ctx context.Context, tenantID, dripID string, trigger wallet.DripTrigger, txHash string, fromBlock uint64, reason string) (wallet.Drip, error) {
 	var out wallet.Drip
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
-		d, err := tx.Drips().LockDrip(ctx, dripID)
+		d, err := tx.Drips().LockDrip(ctx, tenantID, dripID)
 		if err != nil {
 			return err
 		}

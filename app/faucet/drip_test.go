@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/wallet"
 	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/ports/fake"
@@ -93,14 +94,14 @@ func TestDripWorker_SendsOnceAndConfirms(t *testing.T) {
 	a, store, _ := newTestService(t, chain)
 	addDrip(t, store, wallet.AssetUSDC)
 	ctx := context.Background()
-	if snooze, err := a.RunDrip(ctx, "drp_1"); err != nil || snooze != 0 {
+	if snooze, err := a.RunDrip(ctx, "", "drp_1"); err != nil || snooze != 0 {
 		t.Fatalf("step: %v %v", snooze, err)
 	}
 	d := store.drip("drp_1")
 	if d.Status != wallet.DripConfirmed || d.TxHash == "" || d.SendFromBlock != 10 || chain.sendCalls != 1 {
 		t.Fatalf("drip %+v after %d sends", d, chain.sendCalls)
 	}
-	if _, err := a.RunDrip(ctx, "drp_1"); err != nil || chain.sendCalls != 1 {
+	if _, err := a.RunDrip(ctx, "", "drp_1"); err != nil || chain.sendCalls != 1 {
 		t.Fatalf("a retried job sent again: %d sends, %v", chain.sendCalls, err)
 	}
 }
@@ -111,12 +112,12 @@ func TestDripWorker_PendingWaitsWithoutResending(t *testing.T) {
 	addDrip(t, store, wallet.AssetETH)
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
-		if snooze, err := a.RunDrip(ctx, "drp_1"); err != nil || snooze <= 0 {
+		if snooze, err := a.RunDrip(ctx, "", "drp_1"); err != nil || snooze <= 0 {
 			t.Fatalf("pending step %d: %v %v", i, snooze, err)
 		}
 	}
 	chain.receipt = ports.TxFailed
-	if _, err := a.RunDrip(ctx, "drp_1"); err != nil {
+	if _, err := a.RunDrip(ctx, "", "drp_1"); err != nil {
 		t.Fatal(err)
 	}
 	d := store.drip("drp_1")
@@ -134,7 +135,7 @@ func TestDripWorker_InterruptedSendIsNeverRepeated(t *testing.T) {
 		chain := &scriptedChain{receipt: ports.TxSucceeded, sendErr: errors.New("connection reset")}
 		a, store, _ := newTestService(t, chain)
 		addDrip(t, store, wallet.AssetUSDC)
-		if _, err := a.RunDrip(ctx, "drp_1"); err == nil {
+		if _, err := a.RunDrip(ctx, "", "drp_1"); err == nil {
 			t.Fatal("an ambiguous send must fail the run")
 		}
 		mined := common.HexToHash("0xfeed")
@@ -142,7 +143,7 @@ func TestDripWorker_InterruptedSendIsNeverRepeated(t *testing.T) {
 			{TxHash: common.HexToHash("0xdead"), To: common.HexToAddress(testAddress), AmountBaseUnits: big.NewInt(4_000_000)},
 			{TxHash: mined, To: common.HexToAddress(testAddress), AmountBaseUnits: big.NewInt(5_000_000)},
 		}
-		if _, err := a.RunDrip(ctx, "drp_1"); err != nil {
+		if _, err := a.RunDrip(ctx, "", "drp_1"); err != nil {
 			t.Fatal(err)
 		}
 		if d := store.drip("drp_1"); d.Status != wallet.DripConfirmed || d.TxHash != mined.Hex() || chain.sendCalls != 1 {
@@ -153,12 +154,12 @@ func TestDripWorker_InterruptedSendIsNeverRepeated(t *testing.T) {
 		chain := &scriptedChain{receipt: ports.TxSucceeded, sendErr: errors.New("connection reset")}
 		a, store, clock := newTestService(t, chain)
 		addDrip(t, store, wallet.AssetUSDC)
-		_, _ = a.RunDrip(ctx, "drp_1")
-		if snooze, err := a.RunDrip(ctx, "drp_1"); err != nil || snooze <= 0 {
+		_, _ = a.RunDrip(ctx, "", "drp_1")
+		if snooze, err := a.RunDrip(ctx, "", "drp_1"); err != nil || snooze <= 0 {
 			t.Fatalf("within grace: %v %v", snooze, err)
 		}
 		clock.Advance(dripRecoveryGrace + time.Second)
-		if _, err := a.RunDrip(ctx, "drp_1"); err != nil {
+		if _, err := a.RunDrip(ctx, "", "drp_1"); err != nil {
 			t.Fatal(err)
 		}
 		if d := store.drip("drp_1"); d.Status != wallet.DripFailed || !strings.Contains(d.FailureReason, "did not send again") || chain.sendCalls != 1 {
@@ -169,8 +170,8 @@ func TestDripWorker_InterruptedSendIsNeverRepeated(t *testing.T) {
 		chain := &scriptedChain{sendErr: errors.New("connection reset")}
 		a, store, _ := newTestService(t, chain)
 		addDrip(t, store, wallet.AssetETH)
-		_, _ = a.RunDrip(ctx, "drp_1")
-		if _, err := a.RunDrip(ctx, "drp_1"); err != nil {
+		_, _ = a.RunDrip(ctx, "", "drp_1")
+		if _, err := a.RunDrip(ctx, "", "drp_1"); err != nil {
 			t.Fatal(err)
 		}
 		if d := store.drip("drp_1"); d.Status != wallet.DripFailed || chain.sendCalls != 1 {
@@ -181,11 +182,41 @@ func TestDripWorker_InterruptedSendIsNeverRepeated(t *testing.T) {
 		chain := &scriptedChain{sendErr: &ports.RevertError{Reason: "not minter"}}
 		a, store, _ := newTestService(t, chain)
 		addDrip(t, store, wallet.AssetUSDC)
-		if _, err := a.RunDrip(ctx, "drp_1"); err != nil {
+		if _, err := a.RunDrip(ctx, "", "drp_1"); err != nil {
 			t.Fatal(err)
 		}
 		if d := store.drip("drp_1"); d.Status != wallet.DripFailed || !strings.Contains(d.FailureReason, "not minter") {
 			t.Fatalf("drip %+v", d)
 		}
 	})
+}
+
+// TestFundWallet_DripJobCarriesTheTenant: the drip job names the drip's tenant, so its locks by
+// id route to the tenant's shard (docs/scaling.md); the drip is found under that tenant only.
+func TestFundWallet_DripJobCarriesTheTenant(t *testing.T) {
+	a, store, clock := newTestService(t, &scriptedChain{receipt: ports.TxSucceeded})
+	ctx := context.Background()
+	w := wallet.Wallet{ID: "wal_t", TenantID: "ten_t", Environment: core.EnvTest, ChainID: wallet.SandboxChainID,
+		Address: testAddress, Owners: []wallet.Owner{{Address: testAddress, Role: wallet.RoleAdminOwner}}, Threshold: 1,
+		Status: wallet.StatusDeployed, CreatedAt: clock.Now()}
+	if err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return tx.Wallets().CreateWallet(ctx, w) }); err != nil {
+		t.Fatal(err)
+	}
+	p := auth.Principal{Kind: auth.KindAPIKey, TenantID: "ten_t", Environment: core.EnvTest, Scopes: []auth.Scope{auth.ScopeRoot}}
+	asset, amount := "usdc", "5"
+	d, err := a.FundWallet(ctx, p, w.ID, FundInput{Asset: &asset, Amount: &amount})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := store.Jobs()
+	if len(jobs) != 1 || jobs[0].Args != (DripArgs{TenantID: "ten_t", DripID: d.ID}) {
+		t.Fatalf("jobs %+v, want one drip job naming tenant ten_t and drip %s", jobs, d.ID)
+	}
+	err = store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		_, err := tx.Drips().LockDrip(ctx, "ten_other", d.ID)
+		return err
+	})
+	if !core.HasCode(err, core.CodeDripNotFound) {
+		t.Errorf("another tenant's lock of the drip: err = %v, want DRIP_NOT_FOUND", err)
+	}
 }

@@ -24,7 +24,10 @@ const dripJobMaxAttempts = 8
 
 // DripArgs is the durable job that sends one drip and confirms it.
 type DripArgs struct {
-	DripID string `json:"dripId"`
+	// TenantID routes the job's reads to the drip's shard; empty in a job enqueued before jobs
+	// carried it (the repository then finds the drip by id alone).
+	TenantID string `json:"tenantId,omitempty"`
+	DripID   string `json:"dripId"`
 }
 
 // Kind names the job.
@@ -99,7 +102,7 @@ func (s *Service) createDrip(ctx context.Context, tx txView, d wallet.Drip) erro
 	if err := tx.Drips().CreateDrip(ctx, d); err != nil {
 		return err
 	}
-	return s.jobs.Enqueue(ctx, DripArgs{DripID: d.ID}, ports.JobOptions{MaxAttempts: dripJobMaxAttempts})
+	return s.jobs.Enqueue(ctx, DripArgs{TenantID: d.TenantID, DripID: d.ID}, ports.JobOptions{MaxAttempts: dripJobMaxAttempts})
 }
 
 // fundable refuses a LIVE wallet (never reachable with a TEST key, checked all the same) and a

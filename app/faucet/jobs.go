@@ -15,9 +15,11 @@ const jobTimeout = time.Minute
 // RegisterWorkers adds the drip worker (faucet.drip), which sends and confirms one drip.
 func (s *Service) RegisterWorkers(workers *river.Workers) {
 	river.AddWorker(workers, &kernel.StepWorker[DripArgs]{Limit: jobTimeout,
-		Step: func(ctx context.Context, a DripArgs) (time.Duration, error) { return s.RunDrip(ctx, a.DripID) },
+		Step: func(ctx context.Context, a DripArgs) (time.Duration, error) {
+			return s.RunDrip(ctx, a.TenantID, a.DripID)
+		},
 		GiveUp: func(ctx context.Context, a DripArgs, cause error) error {
-			return s.GiveUpDrip(ctx, a.DripID, cause)
+			return s.GiveUpDrip(ctx, a.TenantID, a.DripID, cause)
 		}})
 }
 

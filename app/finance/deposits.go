@@ -7,6 +7,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // prefixDeposit is the id prefix of sandbox deposits.
@@ -48,16 +49,19 @@ func (s *Service) SandboxDeposit(ctx context.Context, p auth.Principal, in Depos
 		return Deposit{}, err
 	}
 	now := s.clock.Now()
-	d := Deposit{ID: core.NewID(prefixDeposit), AmountBaseUnits: amount}
+	id, prepared := kernel.Recall[string](ctx, depositIDAnswer)
+	if !prepared {
+		id = core.NewID(prefixDeposit)
+	}
+	d := Deposit{ID: id, AmountBaseUnits: amount}
 	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
-		accounts, err := tx.Ledger().OpenAccounts(ctx, now,
-			ledger.Share(ledger.PlatformSandboxPool(core.EnvTest, kernel.ServiceAsset), p.TenantID), ledger.TenantAvailable(core.EnvTest, kernel.ServiceAsset, p.TenantID))
+		accounts, err := tx.Ledger().OpenAccounts(ctx, now, depositAccounts(p.TenantID)...)
 		if err != nil {
 			return err
 		}
 		pool, available := accounts[0], accounts[1]
 		spec := ledger.TransferSpec{
-			Reference: "sandbox_deposit:" + d.ID, Type: ledger.TypePosted, Environment: core.EnvTest, Asset: kernel.ServiceAsset,
+			Reference: depositReference(d.ID), Type: ledger.TypePosted, Environment: core.EnvTest, Asset: kernel.ServiceAsset,
 			Postings: ledger.Move(pool.ID, available.ID, amount),
 			Metadata: map[string]string{"depositId": d.ID, "tenantId": p.TenantID},
 		}.MustValidate()
@@ -70,6 +74,34 @@ func (s *Service) SandboxDeposit(ctx context.Context, p auth.Principal, in Depos
 	})
 	return d, err
 }
+
+// depositIDAnswer is the prepared answer that holds the deposit's id (PrepareSandboxDeposit).
+const depositIDAnswer = "finance:deposit-id"
+
+// depositAccounts are the accounts a deposit moves money between: the tenant's share of the
+// platform sandbox pool, and its TEST service balance.
+func depositAccounts(tenantID string) []ledger.AccountSpec {
+	return []ledger.AccountSpec{ledger.Share(ledger.PlatformSandboxPool(core.EnvTest, kernel.ServiceAsset), tenantID),
+		ledger.TenantAvailable(core.EnvTest, kernel.ServiceAsset, tenantID)}
+}
+
+// PrepareSandboxDeposit runs before the deposit's unit of work (outside any transaction): it
+// picks the deposit's id and names the rows the deposit will lock (kernel.ExpectLedger), so the
+// unit's claim of the Idempotency-Key locks and reads them in the same statement and the
+// transfer costs no locking read of its own (docs/performance.md). A caller the deposit will
+// refuse gets nothing named, and the refusal comes from SandboxDeposit as before.
+func (s *Service) PrepareSandboxDeposit(ctx context.Context, p auth.Principal) {
+	if kernel.RequireSandboxScope(p, "", auth.ScopePaymentsCreate) != nil {
+		return
+	}
+	id := core.NewID(prefixDeposit)
+	kernel.Remember(ctx, depositIDAnswer, id)
+	kernel.ExpectLedger(ctx, ports.LedgerIntent{Environment: core.EnvTest, Accounts: depositAccounts(p.TenantID),
+		References: []string{depositReference(id)}})
+}
+
+// depositReference is the ledger reference of a deposit's transfer.
+func depositReference(id string) string { return "sandbox_deposit:" + id }
 
 func depositAmount(s string) (int64, error) {
 	amount, err := core.ParseUSD("amountUsd", s)

@@ -101,7 +101,7 @@ func (w *invoiceWorld) seedPayment(t *testing.T, inv invoice.Invoice, status saf
 func (w *invoiceWorld) setPaymentStatus(t *testing.T, id string, status safepay.Status) {
 	t.Helper()
 	err := w.store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
-		pay, err := tx.Payments().LockPayment(ctx, id)
+		pay, err := tx.Payments().LockPayment(ctx, "", id)
 		if err != nil {
 			return err
 		}

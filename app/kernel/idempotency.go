@@ -115,7 +115,7 @@ func (s *Idempotency) Idempotent(ctx context.Context, req IdempotentRequest, run
 		// A stored outcome replays without the lock, so concurrent retries of a finished
 		// request all get it; only a first run takes the lock, then checks again. Claim does
 		// the three steps in one round trip.
-		rec, found, claimed, err := repo.Claim(ctx, req.Scope, req.Environment, req.Key, now)
+		rec, found, claimed, err := repo.Claim(withExpectedLedger(ctx), req.Scope, req.Environment, req.Key, now)
 		if err != nil || found {
 			return firstErr(err, func() error { return replay(rec, req, &out, &replayed) })
 		}
@@ -135,6 +135,25 @@ func (s *Idempotency) Idempotent(ctx context.Context, req IdempotentRequest, run
 		})
 	})
 	return out, replayed, err
+}
+
+// ledgerIntentAnswer is the prepared answer ExpectLedger keeps.
+const ledgerIntentAnswer = "kernel:ledger-intent"
+
+// ExpectLedger names, while a request prepares, the ledger rows its unit of work will lock:
+// the unit's claim of the Idempotency-Key carries them to the store (ports.LedgerIntent), which
+// may lock and read them in the claim's own statement instead of a round trip of their own.
+// Only what the request will surely post belongs there; naming nothing costs nothing.
+func ExpectLedger(ctx context.Context, in ports.LedgerIntent) {
+	Remember(ctx, ledgerIntentAnswer, in)
+}
+
+// withExpectedLedger marks the claim's context with the intent the request prepared, if any.
+func withExpectedLedger(ctx context.Context) context.Context {
+	if in, ok := Recall[ports.LedgerIntent](ctx, ledgerIntentAnswer); ok {
+		return ports.WithLedgerIntent(ctx, in)
+	}
+	return ctx
 }
 
 // firstErr returns err when set, else the result of then.

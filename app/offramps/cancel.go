@@ -45,7 +45,7 @@ func (s *Service) CancelPayment(ctx context.Context, pr auth.Principal, id strin
 		if err := s.VoidReservation(ctx, tx.Ledger(), now, &pay); err != nil {
 			return err
 		}
-		if err := tx.Offramp().SupersedeQuotes(ctx, pay.ID, offramp.QuoteSuperseded); err != nil {
+		if err := tx.Offramp().SupersedeQuotes(ctx, pay.SenderTenantID, pay.ID, offramp.QuoteSuperseded); err != nil {
 			return err
 		}
 		pay.SelectedQuoteID, pay.FailureReason = "", "CANCELED_BY_SENDER"

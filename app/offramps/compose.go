@@ -83,7 +83,7 @@ func (s *Service) compose(ctx context.Context, tx txView, p offramp.Payment, dec
 	if ok && cred.Status == recipient.CredentialActive && payoutRouteReason != "" {
 		reasons = append(reasons, payoutRouteReason)
 	}
-	reasons, err = dropApprovedReviews(ctx, tx, p.ID, reasons)
+	reasons, err = dropApprovedReviews(ctx, tx, p.SenderTenantID, p.ID, reasons)
 	if err != nil {
 		return composition{}, err
 	}
@@ -107,7 +107,7 @@ var reviewReasons = map[offramp.HoldReason]bool{
 
 // dropApprovedReviews removes the review reasons an operator has approved for the payment
 // (docs/decisions/operations.md); every other reason the composer found stays.
-func dropApprovedReviews(ctx context.Context, tx txView, paymentID string, reasons []offramp.HoldReason) ([]offramp.HoldReason, error) {
+func dropApprovedReviews(ctx context.Context, tx txView, senderTenantID, paymentID string, reasons []offramp.HoldReason) ([]offramp.HoldReason, error) {
 	hasReview := false
 	for _, r := range reasons {
 		hasReview = hasReview || reviewReasons[r]
@@ -115,7 +115,7 @@ func dropApprovedReviews(ctx context.Context, tx txView, paymentID string, reaso
 	if !hasReview {
 		return reasons, nil
 	}
-	approved, err := tx.Offramp().ApprovedReviewReasons(ctx, paymentID)
+	approved, err := tx.Offramp().ApprovedReviewReasons(ctx, senderTenantID, paymentID)
 	if err != nil || len(approved) == 0 {
 		return reasons, err
 	}
@@ -232,13 +232,13 @@ func (s *Service) runPolicyCheck(ctx context.Context, tx txView, now time.Time, 
 		return err
 	}
 	p.HoldReasons, p.SelectedQuoteID = c.decision.Reasons, ""
-	if err := tx.Offramp().SupersedeQuotes(ctx, p.ID, offramp.QuoteSuperseded); err != nil {
+	if err := tx.Offramp().SupersedeQuotes(ctx, p.SenderTenantID, p.ID, offramp.QuoteSuperseded); err != nil {
 		return err
 	}
 	switch row.Effect {
 	case offramp.EffectQuote:
 		p.QuoteSetVersion++
-		if err := tx.Offramp().InsertQuotes(ctx, quotes); err != nil {
+		if err := tx.Offramp().InsertQuotes(ctx, p.SenderTenantID, quotes); err != nil {
 			return err
 		}
 		_, err = p.Apply(offramp.Step{Trigger: offramp.TrigFollows}, now)

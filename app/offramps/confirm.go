@@ -24,7 +24,7 @@ func (s *Service) requoteExpired(ctx context.Context, tx txView, now time.Time, 
 	if _, err := p.Apply(offramp.Step{Trigger: offramp.TrigQuoteExpiry, Guard: offramp.GuardQuoteExpired}, now); err != nil {
 		return err
 	}
-	if err := tx.Offramp().SupersedeQuotes(ctx, p.ID, offramp.QuoteExpired); err != nil {
+	if err := tx.Offramp().SupersedeQuotes(ctx, p.SenderTenantID, p.ID, offramp.QuoteExpired); err != nil {
 		return err
 	}
 	if err := s.RunPolicyCheck(ctx, tx, now, p); err != nil {
@@ -50,7 +50,7 @@ func (s *Service) recipientQuote(ctx context.Context, tx txView, pr auth.Princip
 	if quoteID == "" {
 		return pay, offramp.Quote{}, false, core.E(offramp.CodeRouteNotSelected, "select a route (POST /v1/offramp/payments/%s/select-route) before confirming", pay.ID)
 	}
-	q, err := tx.Offramp().FindQuote(ctx, pay.ID, quoteID)
+	q, err := tx.Offramp().FindQuote(ctx, pay.SenderTenantID, pay.ID, quoteID)
 	if err != nil {
 		return pay, q, false, err
 	}

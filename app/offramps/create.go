@@ -192,7 +192,7 @@ func (s *Service) ApplyCreate(ctx context.Context, p auth.Principal, prepared Pr
 		if err := savePayment(ctx, tx, pay); err != nil {
 			return err
 		}
-		quotes, err := tx.Offramp().ActiveQuotes(ctx, pay.ID)
+		quotes, err := tx.Offramp().ActiveQuotes(ctx, pay.SenderTenantID, pay.ID)
 		view = PaymentView{Payment: pay, Quotes: quotes}
 		return err
 	})

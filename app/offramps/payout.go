@@ -113,7 +113,7 @@ func (s payoutJobs) readySubmission(ctx context.Context, id string) (req ports.P
 		if err != nil || pay.Status != offramp.StatusFundsLocked || pay.ProviderReference != "" {
 			return err
 		}
-		q, err := tx.Offramp().FindQuote(ctx, pay.ID, pay.SelectedQuoteID)
+		q, err := tx.Offramp().FindQuote(ctx, pay.SenderTenantID, pay.ID, pay.SelectedQuoteID)
 		if err != nil {
 			return err
 		}
@@ -147,7 +147,7 @@ func (s payoutJobs) readySubmission(ctx context.Context, id string) (req ports.P
 // pinned to the revoked destination (requestedDestinationId) is unpinned: that choice can no
 // longer be honoured, and the recipient chooses among the rest.
 func (s payoutJobs) destinationRevoked(ctx context.Context, tx txView, now time.Time, pay *offramp.Payment) error {
-	q, err := tx.Offramp().FindQuote(ctx, pay.ID, pay.SelectedQuoteID)
+	q, err := tx.Offramp().FindQuote(ctx, pay.SenderTenantID, pay.ID, pay.SelectedQuoteID)
 	if err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func (s payoutJobs) credentialChangedSince(ctx context.Context, tx txView, pay o
 	if err != nil || !ok || cred.Status != recipient.CredentialActive || !cred.UpdatedAt.After(quotedAt) {
 		return false, err
 	}
-	approved, err := tx.Offramp().ApprovedReviewReasons(ctx, pay.ID)
+	approved, err := tx.Offramp().ApprovedReviewReasons(ctx, pay.SenderTenantID, pay.ID)
 	for _, r := range approved {
 		if r == offramp.HoldCredentialChangedReview {
 			return false, err
@@ -391,7 +391,7 @@ type payoutLedger struct{ s *Service }
 func (l payoutLedger) effect(ctx context.Context, tx txView, now time.Time, pay *offramp.Payment, effect offramp.Effect) (*ReceiveDeliveryArgs, error) {
 	switch effect {
 	case offramp.EffectDeliver:
-		q, err := tx.Offramp().FindQuote(ctx, pay.ID, pay.SelectedQuoteID)
+		q, err := tx.Offramp().FindQuote(ctx, pay.SenderTenantID, pay.ID, pay.SelectedQuoteID)
 		if err != nil {
 			return nil, err
 		}
@@ -440,7 +440,7 @@ func payoutSteps(pay *offramp.Payment, state ports.PayoutState) []offramp.Step {
 // recordReturn books a post-delivery return once: DELIVERED stays; the delivered amount comes
 // back from the rail's outside world to the sender with its own transfer. The fee is kept.
 func (s payoutJobs) recordReturn(ctx context.Context, tx txView, now time.Time, pay offramp.Payment) error {
-	q, err := tx.Offramp().FindQuote(ctx, pay.ID, pay.SelectedQuoteID)
+	q, err := tx.Offramp().FindQuote(ctx, pay.SenderTenantID, pay.ID, pay.SelectedQuoteID)
 	if err != nil {
 		return err
 	}
@@ -453,6 +453,6 @@ func (s payoutJobs) recordReturn(ctx context.Context, tx txView, now time.Time, 
 	if err != nil {
 		return err
 	}
-	_, err = tx.Offramp().RecordReturn(ctx, pay.ID, t.ID, q.DeliverBaseUnits, now)
+	_, err = tx.Offramp().RecordReturn(ctx, pay.SenderTenantID, pay.ID, t.ID, q.DeliverBaseUnits, now)
 	return err
 }

@@ -50,7 +50,7 @@ func (s *Service) PayoutRouteQuotes(ctx context.Context, p auth.Principal, id st
 		if err != nil {
 			return err
 		}
-		out, err = tx.Offramp().ActiveQuotes(ctx, pay.ID)
+		out, err = tx.Offramp().ActiveQuotes(ctx, pay.SenderTenantID, pay.ID)
 		return err
 	})
 	now := s.clock.Now()

@@ -31,7 +31,7 @@ func (s *Service) ApproveReview(ctx context.Context, operator, id string) (offra
 			}
 		}
 		if len(pending) == 0 {
-			approved, err := tx.Offramp().ApprovedReviewReasons(ctx, pay.ID)
+			approved, err := tx.Offramp().ApprovedReviewReasons(ctx, pay.SenderTenantID, pay.ID)
 			if err != nil {
 				return err
 			}
@@ -41,7 +41,7 @@ func (s *Service) ApproveReview(ctx context.Context, operator, id string) (offra
 			return core.E(core.CodeInvalidState, "the payment is %s with no operator-review hold reason to approve", pay.Status).
 				WithDetails(map[string]any{"paymentId": pay.ID, "status": string(pay.Status)})
 		}
-		if err := tx.Offramp().ApproveReview(ctx, pay.ID, operator, pending, now); err != nil {
+		if err := tx.Offramp().ApproveReview(ctx, pay.SenderTenantID, pay.ID, operator, pending, now); err != nil {
 			return err
 		}
 		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigHoldCleared}, now); err != nil {

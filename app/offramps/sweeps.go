@@ -44,7 +44,7 @@ func (s payoutJobs) ExpireQuoteSets(ctx context.Context) error {
 			if err != nil || pay.Status != offramp.StatusAwaitingRecipientConfirmation {
 				return err
 			}
-			quotes, err := tx.Offramp().ActiveQuotes(ctx, pay.ID)
+			quotes, err := tx.Offramp().ActiveQuotes(ctx, pay.SenderTenantID, pay.ID)
 			if err != nil {
 				return err
 			}
@@ -104,9 +104,9 @@ func (s payoutJobs) RecheckHeldPayments(ctx context.Context) error {
 				}
 			}
 			if held(pay.Status) {
-				return tx.Offramp().BackOffHoldRecheck(ctx, pay.ID, now, s.holdRecheckInterval, maxHoldRecheckBackoff)
+				return tx.Offramp().BackOffHoldRecheck(ctx, pay.SenderTenantID, pay.ID, now, s.holdRecheckInterval, maxHoldRecheckBackoff)
 			}
-			return tx.Offramp().ClearHoldRecheck(ctx, pay.ID)
+			return tx.Offramp().ClearHoldRecheck(ctx, pay.SenderTenantID, pay.ID)
 		})
 		if err != nil && ctx.Err() != nil {
 			return err

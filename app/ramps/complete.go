@@ -32,7 +32,7 @@ func (s *Service) CompleteOnRamp(ctx context.Context, p auth.Principal, id strin
 		return v, err
 	}
 	for step := 1; ; step++ {
-		snooze, err := s.credits.RunDrip(ctx, v.Ramp.DripID)
+		snooze, err := s.credits.RunDrip(ctx, v.Ramp.TenantID, v.Ramp.DripID)
 		if err != nil || snooze == 0 || step == onRampSettleSteps {
 			break
 		}

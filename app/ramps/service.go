@@ -23,7 +23,7 @@ const sandboxMessage = "ramps are sandbox only: use a TEST key"
 // again (0: the credit is over, mined or failed); it is safe beside the credit's own job.
 type PoolCredits interface {
 	CreditFromPool(ctx context.Context, p auth.Principal, walletID string, amountBaseUnits int64) (wallet.Drip, error)
-	RunDrip(ctx context.Context, dripID string) (time.Duration, error)
+	RunDrip(ctx context.Context, tenantID, dripID string) (time.Duration, error)
 }
 
 // PaymentRead is a Safe payment the payments capability prepared outside any transaction (the

@@ -22,7 +22,7 @@ func (nopCredits) CreditFromPool(context.Context, auth.Principal, string, int64)
 	return wallet.Drip{}, nil
 }
 
-func (nopCredits) RunDrip(context.Context, string) (time.Duration, error) { return 0, nil }
+func (nopCredits) RunDrip(context.Context, string, string) (time.Duration, error) { return 0, nil }
 
 type nopPayments struct{}
 

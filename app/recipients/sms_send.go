@@ -38,7 +38,7 @@ func smsJobContext(key string) string { return "sms_job:" + key }
 
 // QueueSMS writes m to the SMS outbox inside the caller's unit of work. key is derived from
 // the business object the text is about, so the gateway sends it once however often the job
-// runs.
+// runs. The job waits in the texts' own queue (ports.QueueTexts): someone is waiting for it.
 func (s *Service) QueueSMS(ctx context.Context, key string, m ports.SMSMessage, now time.Time) error {
 	sealed, err := s.cipher.Encrypt([]byte(m.Body), smsJobContext(key))
 	if err != nil {
@@ -46,7 +46,7 @@ func (s *Service) QueueSMS(ctx context.Context, key string, m ports.SMSMessage, 
 	}
 	return s.jobs.Enqueue(ctx, SMSSendArgs{IdempotencyKey: key, TenantID: m.TenantID, Environment: string(m.Environment),
 		ToHash: m.ToHash, ToMasked: m.ToMasked, ToCiphertext: m.ToCiphertext, BodyCiphertext: sealed, Purpose: m.Purpose,
-		DecidedAt: now}, ports.JobOptions{MaxAttempts: smsSendMaxAttempts})
+		DecidedAt: now}, ports.JobOptions{MaxAttempts: smsSendMaxAttempts, Queue: ports.QueueTexts})
 }
 
 // SendQueuedSMS is the sms.send job: it opens the body and hands the text to the gateway,

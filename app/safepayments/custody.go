@@ -21,6 +21,9 @@ import (
 // being 1-of-1) makes the payment ready and enqueues its execution. The payment id is its
 // idempotency key: a run that finds the payment signed, or past signing, does nothing.
 type CustodySignArgs struct {
+	// TenantID routes the job's reads to the payment's shard; empty in a job enqueued before
+	// jobs carried it (the repository then finds the payment by id alone).
+	TenantID  string `json:"tenantId,omitempty"`
 	PaymentID string `json:"paymentId"`
 }
 
@@ -32,13 +35,13 @@ const (
 	custodySignTimeout     = 30 * time.Second
 )
 
-func (s *Service) enqueueCustodySignature(ctx context.Context, paymentID string) error {
-	return s.jobs.Enqueue(ctx, CustodySignArgs{PaymentID: paymentID}, ports.JobOptions{MaxAttempts: custodySignMaxAttempts})
+func (s *Service) enqueueCustodySignature(ctx context.Context, tenantID, paymentID string) error {
+	return s.jobs.Enqueue(ctx, CustodySignArgs{TenantID: tenantID, PaymentID: paymentID}, ports.JobOptions{MaxAttempts: custodySignMaxAttempts})
 }
 
 // SignCustodial signs one payment of a custodial wallet, once.
-func (s *Service) SignCustodial(ctx context.Context, paymentID string) error {
-	pay, err := s.paymentByID(ctx, paymentID)
+func (s *Service) SignCustodial(ctx context.Context, tenantID, paymentID string) error {
+	pay, err := s.paymentByID(ctx, tenantID, paymentID)
 	if err != nil {
 		return err
 	}

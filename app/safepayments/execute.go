@@ -79,7 +79,7 @@ func (s *Service) Execute(ctx context.Context, p auth.Principal, read ExecutionR
 			return err
 		}
 		pay = next
-		return s.enqueuePaymentExecution(ctx, next.ID)
+		return s.enqueuePaymentExecution(ctx, next.TenantID, next.ID)
 	})
 	return pay, err
 }
@@ -132,7 +132,7 @@ func (s *Service) Cancel(ctx context.Context, p auth.Principal, read CancelRead)
 	// above, never from what a rolled-back run made of it.
 	pay := found
 	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
-		w, err := tx.Wallets().LockWallet(ctx, found.SourceWalletID)
+		w, err := tx.Wallets().LockWallet(ctx, found.TenantID, found.SourceWalletID)
 		if err != nil {
 			return err
 		}
@@ -140,7 +140,7 @@ func (s *Service) Cancel(ctx context.Context, p auth.Principal, read CancelRead)
 		if err != nil {
 			return err
 		}
-		later, err := tx.Payments().ListQueuedPayments(ctx, locked.SourceWalletID, locked.SafeNonce, safepay.MaxQueued)
+		later, err := tx.Payments().ListQueuedPayments(ctx, locked.TenantID, locked.SourceWalletID, locked.SafeNonce, safepay.MaxQueued)
 		if err != nil {
 			return err
 		}
@@ -156,7 +156,7 @@ func (s *Service) Cancel(ctx context.Context, p auth.Principal, read CancelRead)
 			return err
 		}
 		if w.CustodyKeyRef != "" {
-			return s.enqueueCustodySignature(ctx, rejection.ID)
+			return s.enqueueCustodySignature(ctx, rejection.TenantID, rejection.ID)
 		}
 		return nil
 	})

@@ -33,8 +33,8 @@ var errPaymentStepDone = errors.New("payment step already done")
 // the row locked and the state checked again, so duplicate or retried runs are harmless:
 // exactly one run moves READY_TO_EXECUTE → EXECUTING, ExecSafeTransaction is idempotent per
 // safeTxHash, and the Safe's nonce refuses a second execution in any case.
-func (s *Service) RunExecution(ctx context.Context, paymentID string) (time.Duration, error) {
-	pay, err := s.paymentByID(ctx, paymentID)
+func (s *Service) RunExecution(ctx context.Context, tenantID, paymentID string) (time.Duration, error) {
+	pay, err := s.paymentByID(ctx, tenantID, paymentID)
 	if err != nil {
 		return 0, err
 	}
@@ -72,7 +72,7 @@ func (s *Service) claimPaymentExecution(ctx context.Context, chain ports.Chain, 
 		// Never claimed, so never sent: another Safe transaction used this nonce.
 		return 0, s.failPayment(ctx, chain, pay, safepay.NonceUsedReason(pay), stillReady)
 	}
-	claimed, err := s.updatePayment(ctx, pay.ID, func(p safepay.Payment) (safepay.Payment, error) {
+	claimed, err := s.updatePayment(ctx, pay.TenantID, pay.ID, func(p safepay.Payment) (safepay.Payment, error) {
 		switch p.Status {
 		case safepay.StatusReadyToExecute:
 			return p.Apply(safepay.TriggerExecute, s.clock.Now())
@@ -112,7 +112,7 @@ func (s *Service) sendPayment(ctx context.Context, chain ports.Chain, pay safepa
 		return 0, err
 	}
 	kernel.CrashPoint(kernel.CrashSafeExecutionSent)
-	sent, err := s.updatePayment(ctx, pay.ID, func(p safepay.Payment) (safepay.Payment, error) {
+	sent, err := s.updatePayment(ctx, pay.TenantID, pay.ID, func(p safepay.Payment) (safepay.Payment, error) {
 		if p.Status != safepay.StatusExecuting {
 			return p, errPaymentStepDone
 		}
@@ -133,7 +133,7 @@ func (s *Service) sendPayment(ctx context.Context, chain ports.Chain, pay safepa
 // the nonce and the payment fails, after a short grace for a run that sent but has not yet
 // recorded.
 func (s *Service) paymentNonceUsed(ctx context.Context, chain ports.Chain, pay safepay.Payment) (time.Duration, error) {
-	current, err := s.paymentByID(ctx, pay.ID)
+	current, err := s.paymentByID(ctx, pay.TenantID, pay.ID)
 	if err != nil {
 		return 0, err
 	}
@@ -164,7 +164,7 @@ func (s *Service) adoptExecution(ctx context.Context, chain ports.Chain, pay saf
 	if err != nil || !found {
 		return false, err
 	}
-	adopted, err := s.updatePayment(ctx, pay.ID, func(p safepay.Payment) (safepay.Payment, error) {
+	adopted, err := s.updatePayment(ctx, pay.TenantID, pay.ID, func(p safepay.Payment) (safepay.Payment, error) {
 		if p.Status != safepay.StatusExecuting {
 			return p, errPaymentStepDone
 		}
@@ -214,7 +214,7 @@ func (s *Service) confirmPayment(ctx context.Context, chain ports.Chain, pay saf
 // the wallet's next payment when it was ready and waiting for this nonce.
 func (s *Service) completePayment(ctx context.Context, pay safepay.Payment) error {
 	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
-		locked, err := tx.Payments().LockPayment(ctx, pay.ID)
+		locked, err := tx.Payments().LockPayment(ctx, pay.TenantID, pay.ID)
 		if err != nil || locked.Status != safepay.StatusExecuting {
 			return err
 		}
@@ -225,12 +225,12 @@ func (s *Service) completePayment(ctx context.Context, pay safepay.Payment) erro
 		if err := s.savePayment(ctx, tx, done, false); err != nil {
 			return err
 		}
-		next, err := tx.Payments().ListQueuedPayments(ctx, done.SourceWalletID, done.SafeNonce, 1)
+		next, err := tx.Payments().ListQueuedPayments(ctx, done.TenantID, done.SourceWalletID, done.SafeNonce, 1)
 		if err != nil || len(next) == 0 {
 			return err
 		}
 		if next[0].SafeNonce == done.SafeNonce+1 && next[0].Status == safepay.StatusReadyToExecute {
-			return s.enqueuePaymentExecution(ctx, next[0].ID)
+			return s.enqueuePaymentExecution(ctx, next[0].TenantID, next[0].ID)
 		}
 		return nil
 	})
@@ -255,10 +255,10 @@ func (s *Service) failPayment(ctx context.Context, chain ports.Chain, pay safepa
 	}
 	nonceUnused := chainNonce <= pay.SafeNonce
 	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
-		if _, err := tx.Wallets().LockWallet(ctx, pay.SourceWalletID); err != nil {
+		if _, err := tx.Wallets().LockWallet(ctx, pay.TenantID, pay.SourceWalletID); err != nil {
 			return err
 		}
-		locked, err := tx.Payments().LockPayment(ctx, pay.ID)
+		locked, err := tx.Payments().LockPayment(ctx, pay.TenantID, pay.ID)
 		if err != nil || locked.Status.Terminal() || !still(locked) {
 			return err
 		}
@@ -270,12 +270,12 @@ func (s *Service) failPayment(ctx context.Context, chain ports.Chain, pay safepa
 		if err := s.savePayment(ctx, tx, failed, false); err != nil || !nonceUnused {
 			return err
 		}
-		later, err := tx.Payments().ListQueuedPayments(ctx, failed.SourceWalletID, failed.SafeNonce, safepay.MaxQueued)
+		later, err := tx.Payments().ListQueuedPayments(ctx, failed.TenantID, failed.SourceWalletID, failed.SafeNonce, safepay.MaxQueued)
 		if err != nil {
 			return err
 		}
 		for _, l := range later {
-			queued, err := tx.Payments().LockPayment(ctx, l.ID)
+			queued, err := tx.Payments().LockPayment(ctx, l.TenantID, l.ID)
 			if err != nil {
 				return err
 			}
@@ -308,10 +308,10 @@ func revertReason(e *ports.RevertError) string {
 
 // updatePayment applies change to the locked payment and saves it in one transaction.
 // change returning errPaymentStepDone leaves the row alone.
-func (s *Service) updatePayment(ctx context.Context, id string, change func(safepay.Payment) (safepay.Payment, error)) (safepay.Payment, error) {
+func (s *Service) updatePayment(ctx context.Context, tenantID, id string, change func(safepay.Payment) (safepay.Payment, error)) (safepay.Payment, error) {
 	var out safepay.Payment
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
-		locked, err := tx.Payments().LockPayment(ctx, id)
+		locked, err := tx.Payments().LockPayment(ctx, tenantID, id)
 		if err != nil {
 			return err
 		}
@@ -326,11 +326,11 @@ func (s *Service) updatePayment(ctx context.Context, id string, change func(safe
 }
 
 // paymentByID loads a payment by id alone (jobs).
-func (s *Service) paymentByID(ctx context.Context, id string) (safepay.Payment, error) {
+func (s *Service) paymentByID(ctx context.Context, tenantID, id string) (safepay.Payment, error) {
 	var pay safepay.Payment
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
-		pay, err = tx.Payments().LockPayment(ctx, id)
+		pay, err = tx.Payments().LockPayment(ctx, tenantID, id)
 		return err
 	})
 	return pay, err
@@ -349,6 +349,6 @@ func (s *Service) paymentChain(pay safepay.Payment) (ports.Chain, error) {
 }
 
 // enqueuePaymentExecution enqueues the execution job in the caller's transaction.
-func (s *Service) enqueuePaymentExecution(ctx context.Context, paymentID string) error {
-	return s.jobs.Enqueue(ctx, ExecutePaymentArgs{PaymentID: paymentID}, ports.JobOptions{MaxAttempts: paymentJobMaxAttempts})
+func (s *Service) enqueuePaymentExecution(ctx context.Context, tenantID, paymentID string) error {
+	return s.jobs.Enqueue(ctx, ExecutePaymentArgs{TenantID: tenantID, PaymentID: paymentID}, ports.JobOptions{MaxAttempts: paymentJobMaxAttempts})
 }

@@ -14,13 +14,15 @@ var _ kernel.Jobs = (*Service)(nil)
 // RegisterWorkers adds the Safe payment execution worker.
 func (s *Service) RegisterWorkers(workers *river.Workers) {
 	kernel.AddRetryingWorker(workers, paymentJobTimeout, paymentRetryCap, func(ctx context.Context, a ExecutePaymentArgs) error {
-		return kernel.StepResult(s.RunExecution(ctx, a.PaymentID))
+		return kernel.StepResult(s.RunExecution(ctx, a.TenantID, a.PaymentID))
 	})
 	kernel.AddWorker(workers, 0, func(ctx context.Context, _ ReapPaymentsArgs) error {
 		_, err := s.ReapStuckExecutions(ctx)
 		return err
 	})
-	kernel.AddRetryingWorker(workers, custodySignTimeout, paymentRetryCap, func(ctx context.Context, a CustodySignArgs) error { return s.SignCustodial(ctx, a.PaymentID) })
+	kernel.AddRetryingWorker(workers, custodySignTimeout, paymentRetryCap, func(ctx context.Context, a CustodySignArgs) error {
+		return s.SignCustodial(ctx, a.TenantID, a.PaymentID)
+	})
 }
 
 // PeriodicJobs is the stuck-execution reaper; executions themselves are enqueued by the
@@ -37,6 +39,9 @@ func (s *Service) PeriodicJobs() []*river.PeriodicJob {
 // (the threshold signature), that claims it (explicit execute), or that completes the payment
 // holding the previous nonce.
 type ExecutePaymentArgs struct {
+	// TenantID routes the job's reads to the payment's shard; empty in a job enqueued before
+	// jobs carried it (the repository then finds the payment by id alone).
+	TenantID  string `json:"tenantId,omitempty"`
 	PaymentID string `json:"paymentId"`
 }
 

@@ -123,7 +123,7 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 	var denied *core.Error
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		denied = nil
-		locked, err := tx.Wallets().LockWallet(ctx, w.ID)
+		locked, err := tx.Wallets().LockWallet(ctx, w.TenantID, w.ID)
 		if err != nil {
 			return err
 		}
@@ -131,7 +131,7 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 		if err != nil {
 			return err
 		}
-		nonce, err := nextNonce(ctx, tx, locked.ID, chainNonce)
+		nonce, err := nextNonce(ctx, tx, locked.TenantID, locked.ID, chainNonce)
 		if err != nil {
 			return err
 		}
@@ -143,7 +143,7 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 		}
 		// A custodial wallet's key signs after commit, from a job (the signer may be an HSM).
 		if denied == nil && locked.Custodial() {
-			return s.enqueueCustodySignature(ctx, pay.ID)
+			return s.enqueueCustodySignature(ctx, pay.TenantID, pay.ID)
 		}
 		return nil
 	})
@@ -157,8 +157,8 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 
 // nextNonce is the nonce of the wallet's next proposal, from the chain's nonce and the nonces
 // its payments already use; QUEUE_FULL when MaxQueued payments wait behind the chain's nonce.
-func nextNonce(ctx context.Context, tx txView, walletID string, chainNonce uint64) (uint64, error) {
-	highest, inUse, err := tx.Payments().HighestNonceInUse(ctx, walletID)
+func nextNonce(ctx context.Context, tx txView, tenantID, walletID string, chainNonce uint64) (uint64, error) {
+	highest, inUse, err := tx.Payments().HighestNonceInUse(ctx, tenantID, walletID)
 	if err != nil {
 		return 0, err
 	}

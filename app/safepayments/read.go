@@ -48,7 +48,7 @@ func (s *Service) findPayment(ctx context.Context, p auth.Principal, id string) 
 // lockCallerPayment locks a payment by id and checks it is the caller's, so another tenant's
 // payment answers exactly like a missing one.
 func lockCallerPayment(ctx context.Context, tx txView, p auth.Principal, id string) (safepay.Payment, error) {
-	pay, err := tx.Payments().LockPayment(ctx, id)
+	pay, err := tx.Payments().LockPayment(ctx, p.TenantID, id)
 	if err == nil && (pay.TenantID != p.TenantID || pay.Environment != p.Environment) {
 		return safepay.Payment{}, core.NotFound(safepay.CodePaymentNotFound, "payment")
 	}

@@ -35,7 +35,7 @@ func (s *Service) ReapStuckExecutions(ctx context.Context) (int, error) {
 			return err
 		}
 		for _, pay := range stale {
-			locked, err := tx.Payments().LockPayment(ctx, pay.ID)
+			locked, err := tx.Payments().LockPayment(ctx, pay.TenantID, pay.ID)
 			if err != nil {
 				return err
 			}
@@ -46,7 +46,7 @@ func (s *Service) ReapStuckExecutions(ctx context.Context) (int, error) {
 			if err := s.savePayment(ctx, tx, locked, false); err != nil {
 				return err
 			}
-			if err := s.enqueuePaymentExecution(ctx, locked.ID); err != nil {
+			if err := s.enqueuePaymentExecution(ctx, locked.TenantID, locked.ID); err != nil {
 				return err
 			}
 			reaped++

@@ -58,7 +58,7 @@ func (s *Service) Sign(ctx context.Context, p auth.Principal, read SignatureRead
 			if err := s.relayerBudget.Charge(ctx, tx, p.TenantID, p.Environment, now); err != nil {
 				return err
 			}
-			return s.enqueuePaymentExecution(ctx, next.ID)
+			return s.enqueuePaymentExecution(ctx, next.TenantID, next.ID)
 		}
 		return nil
 	})

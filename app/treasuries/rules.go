@@ -24,13 +24,13 @@ func (s *Service) CreateRule(ctx context.Context, p auth.Principal, accountID st
 			return err
 		}
 		// The account's row lock serialises rule creation, so the cap holds under concurrency.
-		if a, err = tx.Treasury().LockAccount(ctx, a.ID); err != nil {
+		if a, err = tx.Treasury().LockAccount(ctx, a.TenantID, a.ID); err != nil {
 			return err
 		}
 		if r, err = treasury.NewRule(core.NewID(core.PrefixTreasuryRule), a, in, s.clock.Now().UTC()); err != nil {
 			return err
 		}
-		n, err := tx.Treasury().CountRules(ctx, a.ID)
+		n, err := tx.Treasury().CountRules(ctx, a.TenantID, a.ID)
 		if err != nil {
 			return err
 		}
@@ -54,7 +54,7 @@ func (s *Service) ListRules(ctx context.Context, p auth.Principal, accountID str
 		if err != nil {
 			return err
 		}
-		out, total, err = tx.Treasury().ListRules(ctx, a.ID, kernel.ClampPage(page))
+		out, total, err = tx.Treasury().ListRules(ctx, a.TenantID, a.ID, kernel.ClampPage(page))
 		return err
 	})
 	return out, total, err
@@ -106,7 +106,7 @@ func (s *Service) lockOwnRule(ctx context.Context, tx txView, p auth.Principal, 
 	if err != nil {
 		return treasury.Rule{}, treasury.Account{}, err
 	}
-	locked, err := tx.Treasury().LockRule(ctx, found.ID)
+	locked, err := tx.Treasury().LockRule(ctx, found.TenantID, found.ID)
 	if err != nil {
 		return treasury.Rule{}, treasury.Account{}, err
 	}

@@ -82,35 +82,35 @@ func (s *Service) runRule(ctx context.Context, r treasury.Rule) (outcome, error)
 	if !r.Due(now) {
 		return outcomeNotDue, nil
 	}
-	pending, err := s.previousPending(ctx, r.ID)
+	pending, err := s.previousPending(ctx, r.TenantID, r.ID)
 	if err != nil {
 		return outcomeNotDue, err
 	}
 	if pending {
-		return outcomeSkipped, s.closeWindow(ctx, r.ID, now, SkipPreviousPending)
+		return outcomeSkipped, s.closeWindow(ctx, r.TenantID, r.ID, now, SkipPreviousPending)
 	}
 	d := s.evaluate(ctx, r, a)
 	switch {
 	case d.Skip != "":
 		s.log.Info("treasury: rule window skipped", "ruleId", r.ID, "reason", d.Skip)
-		return outcomeSkipped, s.closeWindow(ctx, r.ID, now, d.Skip)
+		return outcomeSkipped, s.closeWindow(ctx, r.TenantID, r.ID, now, d.Skip)
 	case d.Amount <= 0:
-		return outcomeQuiet, s.closeWindow(ctx, r.ID, now, "")
+		return outcomeQuiet, s.closeWindow(ctx, r.TenantID, r.ID, now, "")
 	}
 	sw := treasury.Sweep{ID: core.NewID(core.PrefixSweep), AccountID: a.ID, TenantID: a.TenantID, Environment: a.Environment,
 		RuleID: r.ID, SourceBucketID: d.SourceID, DestBucketID: d.DestID, AmountBaseUnits: d.Amount, Status: treasury.SweepProposed}
 	read, err := s.payments.ReadSweepPayment(ctx, kernel.System(a.TenantID, a.Environment, auth.ScopePaymentsCreate), sweepRequest(a, sw))
 	if err != nil {
-		return outcomeSkipped, s.closeWindow(ctx, r.ID, now, notProposable(err))
+		return outcomeSkipped, s.closeWindow(ctx, r.TenantID, r.ID, now, notProposable(err))
 	}
 	fired := false
 	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		fired = false
-		locked, err := tx.Treasury().LockRule(ctx, r.ID)
+		locked, err := tx.Treasury().LockRule(ctx, r.TenantID, r.ID)
 		if err != nil || !locked.Due(now) {
 			return err
 		}
-		if prev, ok, err := tx.Treasury().LatestRuleSweep(ctx, r.ID); err != nil {
+		if prev, ok, err := tx.Treasury().LatestRuleSweep(ctx, r.TenantID, r.ID); err != nil {
 			return err
 		} else if ok {
 			pay, err := tx.Payments().FindPayment(ctx, prev.TenantID, prev.Environment, prev.PaymentID)
@@ -127,7 +127,7 @@ func (s *Service) runRule(ctx context.Context, r treasury.Rule) (outcome, error)
 	})
 	var coded *core.Error
 	if err != nil && errors.As(err, &coded) && coded.Code != core.CodeInternal {
-		return outcomeSkipped, s.closeWindow(ctx, r.ID, now, notProposable(err))
+		return outcomeSkipped, s.closeWindow(ctx, r.TenantID, r.ID, now, notProposable(err))
 	}
 	if err != nil || !fired {
 		return outcomeNotDue, err
@@ -159,10 +159,10 @@ func (s *Service) accountOf(ctx context.Context, r treasury.Rule) (treasury.Acco
 }
 
 // previousPending reports whether the rule's newest sweep's payment can still move money.
-func (s *Service) previousPending(ctx context.Context, ruleID string) (bool, error) {
+func (s *Service) previousPending(ctx context.Context, tenantID, ruleID string) (bool, error) {
 	pending := false
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
-		prev, ok, err := tx.Treasury().LatestRuleSweep(ctx, ruleID)
+		prev, ok, err := tx.Treasury().LatestRuleSweep(ctx, tenantID, ruleID)
 		if err != nil || !ok {
 			return err
 		}
@@ -174,9 +174,9 @@ func (s *Service) previousPending(ctx context.Context, ruleID string) (bool, err
 }
 
 // closeWindow ends the rule's window at now; a non-empty reason records it as skipped.
-func (s *Service) closeWindow(ctx context.Context, ruleID string, now time.Time, reason string) error {
+func (s *Service) closeWindow(ctx context.Context, tenantID, ruleID string, now time.Time, reason string) error {
 	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
-		r, err := tx.Treasury().LockRule(ctx, ruleID)
+		r, err := tx.Treasury().LockRule(ctx, tenantID, ruleID)
 		if err != nil || !r.Due(now) {
 			return err
 		}

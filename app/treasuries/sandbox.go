@@ -59,12 +59,12 @@ func (s *Service) Advance(ctx context.Context, p auth.Principal, read AdvanceRea
 	}
 	var out AdvanceResult
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
-		a, err := tx.Treasury().LockAccount(ctx, read.account.ID)
+		a, err := tx.Treasury().LockAccount(ctx, read.account.TenantID, read.account.ID)
 		if err != nil {
 			return err
 		}
 		a.ClockOffsetDays += read.days
-		if err := tx.Treasury().SetClockOffset(ctx, a.ID, a.ClockOffsetDays); err != nil {
+		if err := tx.Treasury().SetClockOffset(ctx, a.TenantID, a.ID, a.ClockOffsetDays); err != nil {
 			return err
 		}
 		// The days just passed are the last read.days days of the offset, each named by its

@@ -24,16 +24,17 @@ import (
 
 // treasuryWorld is the treasury service over ports/fake: an in-memory store and chain.
 type treasuryWorld struct {
-	store *fake.Store
-	chain *fake.Chain
-	svc   *Service
+	store  *fake.Store
+	chain  *fake.Chain
+	svc    *Service
+	tenant string // the account's tenant, for the reads by id
 }
 
 // newTreasuryWorld stores account a (its bucket addresses are the fake chain's) and rule, and
 // builds the service at now with the given payments port.
 func newTreasuryWorld(t *testing.T, a treasury.Account, rule treasury.Rule, now time.Time, payments SweepPayments) *treasuryWorld {
 	t.Helper()
-	w := &treasuryWorld{store: fake.NewStore(), chain: fake.NewChain(84532)}
+	w := &treasuryWorld{store: fake.NewStore(), chain: fake.NewChain(84532), tenant: a.TenantID}
 	err := w.store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
 		if err := tx.Treasury().CreateAccount(ctx, a); err != nil {
 			return err
@@ -61,7 +62,7 @@ func (w *treasuryWorld) rule(t *testing.T, id string) treasury.Rule {
 	t.Helper()
 	var r treasury.Rule
 	err := w.store.Read(context.Background(), func(ctx context.Context, tx ports.Tx) (err error) {
-		r, err = tx.Treasury().LockRule(ctx, id)
+		r, err = tx.Treasury().LockRule(ctx, w.tenant, id)
 		return err
 	})
 	if err != nil {
@@ -270,7 +271,7 @@ func TestTreasury_RuleFires(t *testing.T) {
 	var sweep treasury.Sweep
 	err = w.store.Read(context.Background(), func(ctx context.Context, tx ports.Tx) error {
 		var ok bool
-		sweep, ok, err = tx.Treasury().LatestRuleSweep(ctx, rule.ID)
+		sweep, ok, err = tx.Treasury().LatestRuleSweep(ctx, rule.TenantID, rule.ID)
 		if !ok {
 			return errors.New("no sweep recorded")
 		}

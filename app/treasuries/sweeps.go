@@ -121,7 +121,7 @@ func (s *Service) ListSweeps(ctx context.Context, p auth.Principal, accountID st
 		if err != nil {
 			return err
 		}
-		sweeps, n, err := tx.Treasury().ListSweeps(ctx, a.ID, kernel.ClampPage(page))
+		sweeps, n, err := tx.Treasury().ListSweeps(ctx, a.TenantID, a.ID, kernel.ClampPage(page))
 		if err != nil {
 			return err
 		}
@@ -211,7 +211,7 @@ func (s *Service) checkProposer(ctx context.Context, p auth.Principal, src treas
 // payment's unit of work: treasury_sweep.completed, .failed or .cancelled (LiveStatus). A
 // payment that is not a sweep's is ignored; telling it again records nothing more.
 func (s *Service) PaymentFinal(ctx context.Context, tx txView, pay safepay.Payment) error {
-	sw, ok, err := tx.Treasury().FindSweepByPayment(ctx, pay.ID)
+	sw, ok, err := tx.Treasury().FindSweepByPayment(ctx, pay.TenantID, pay.ID)
 	if err != nil || !ok {
 		return err
 	}

@@ -76,7 +76,7 @@ func (s *Service) CreateWallet(ctx context.Context, p auth.Principal, in CreateW
 		if err := tx.Wallets().CreateWallet(ctx, w); err != nil {
 			return err
 		}
-		return s.jobs.Enqueue(ctx, DeployWalletArgs{WalletID: w.ID}, ports.JobOptions{MaxAttempts: deployJobMaxAttempts})
+		return s.jobs.Enqueue(ctx, DeployWalletArgs{TenantID: w.TenantID, WalletID: w.ID}, ports.JobOptions{MaxAttempts: deployJobMaxAttempts})
 	})
 	return w, err
 }

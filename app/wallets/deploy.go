@@ -16,6 +16,9 @@ import (
 
 // DeployWalletArgs is the durable job that deploys one wallet's Safe.
 type DeployWalletArgs struct {
+	// TenantID routes the job's reads to the wallet's shard; empty in a job enqueued before
+	// jobs carried it (the repository then finds the wallet by id alone).
+	TenantID string `json:"tenantId,omitempty"`
 	WalletID string `json:"walletId"`
 }
 
@@ -41,8 +44,8 @@ var errStepDone = errors.New("step already done")
 // Chain calls happen outside any transaction: the wallet is loaded in one, the chain is asked,
 // and the outcome is recorded in another with the row locked and the state checked again, so a
 // retried or concurrent run is harmless (DeploySafe itself is idempotent per address).
-func (s *Service) DeployWallet(ctx context.Context, walletID string) (snooze time.Duration, err error) {
-	w, err := s.lockedWallet(ctx, walletID)
+func (s *Service) DeployWallet(ctx context.Context, tenantID, walletID string) (snooze time.Duration, err error) {
+	w, err := s.lockedWallet(ctx, tenantID, walletID)
 	if err != nil || w.Status.Terminal() {
 		return 0, err
 	}
@@ -54,7 +57,7 @@ func (s *Service) DeployWallet(ctx context.Context, walletID string) (snooze tim
 	if deployed, err := chain.IsDeployed(ctx, address); err != nil {
 		return 0, err
 	} else if deployed {
-		return 0, s.recordDeploy(ctx, walletID, wallet.TriggerConfirmed, "", "")
+		return 0, s.recordDeploy(ctx, tenantID, walletID, wallet.TriggerConfirmed, "", "")
 	}
 	if w.Status == wallet.StatusDeploying && w.DeployTxHash != "" {
 		receipt, err := chain.Receipt(ctx, common.HexToHash(w.DeployTxHash))
@@ -66,12 +69,12 @@ func (s *Service) DeployWallet(ctx context.Context, walletID string) (snooze tim
 			return s.deployPending(ctx, w)
 		case ports.TxSucceeded:
 			// Mined, yet no code at the address (checked above): the factory deployed elsewhere.
-			return 0, s.recordDeploy(ctx, walletID, wallet.TriggerGaveUp, "", "the deployment was mined but no Safe is at the predicted address")
+			return 0, s.recordDeploy(ctx, tenantID, walletID, wallet.TriggerGaveUp, "", "the deployment was mined but no Safe is at the predicted address")
 		}
 		// TxFailed: submit again below while attempts remain.
 	}
 	if w.DeployAttempts >= wallet.MaxDeployAttempts {
-		return 0, s.recordDeploy(ctx, walletID, wallet.TriggerGaveUp, "",
+		return 0, s.recordDeploy(ctx, tenantID, walletID, wallet.TriggerGaveUp, "",
 			fmt.Sprintf("the deployment failed %d times", w.DeployAttempts))
 	}
 	return s.submitDeploy(ctx, chain, w)
@@ -85,17 +88,17 @@ func (s *Service) submitDeploy(ctx context.Context, chain ports.Chain, w wallet.
 	}
 	kernel.CrashPoint(kernel.CrashSafeDeploymentSent)
 	if got != common.HexToAddress(w.Address) {
-		return 0, s.recordDeploy(ctx, w.ID, wallet.TriggerGaveUp, "",
+		return 0, s.recordDeploy(ctx, w.TenantID, w.ID, wallet.TriggerGaveUp, "",
 			"the chain's Safe factory deploys this wallet to a different address than the one predicted")
 	}
 	if hash == (common.Hash{}) { // already deployed: nothing was sent
-		return 0, s.recordDeploy(ctx, w.ID, wallet.TriggerConfirmed, "", "")
+		return 0, s.recordDeploy(ctx, w.TenantID, w.ID, wallet.TriggerConfirmed, "", "")
 	}
 	trigger := wallet.TriggerSubmitted
 	if w.Status == wallet.StatusDeploying {
 		trigger = wallet.TriggerResubmitted
 	}
-	if err := s.recordDeploy(ctx, w.ID, trigger, hash.Hex(), ""); err != nil {
+	if err := s.recordDeploy(ctx, w.TenantID, w.ID, trigger, hash.Hex(), ""); err != nil {
 		return 0, err
 	}
 	receipt, err := chain.Receipt(ctx, hash)
@@ -106,34 +109,34 @@ func (s *Service) submitDeploy(ctx context.Context, chain ports.Chain, w wallet.
 		return receiptPollInterval, nil
 	}
 	// Mined (or failed): the next step confirms by the code at the address, or resubmits.
-	return s.DeployWallet(ctx, w.ID)
+	return s.DeployWallet(ctx, w.TenantID, w.ID)
 }
 
 // deployPending waits for a submitted deployment, up to deployTimeout after creation.
 func (s *Service) deployPending(ctx context.Context, w wallet.Wallet) (time.Duration, error) {
 	if s.clock.Now().Sub(w.CreatedAt) > deployTimeout {
-		return 0, s.recordDeploy(ctx, w.ID, wallet.TriggerGaveUp, "",
+		return 0, s.recordDeploy(ctx, w.TenantID, w.ID, wallet.TriggerGaveUp, "",
 			fmt.Sprintf("the deployment was not mined within %s", deployTimeout))
 	}
 	return receiptPollInterval, nil
 }
 
 // GiveUpDeploy records FAILED after the job's attempts are exhausted.
-func (s *Service) GiveUpDeploy(ctx context.Context, walletID string, cause error) error {
+func (s *Service) GiveUpDeploy(ctx context.Context, tenantID, walletID string, cause error) error {
 	reason := "the chain did not accept the deployment after repeated attempts"
 	var revert *ports.RevertError
 	if errors.As(cause, &revert) {
 		reason = "the deployment would revert: " + revert.Reason
 	}
-	return s.recordDeploy(ctx, walletID, wallet.TriggerGaveUp, "", reason)
+	return s.recordDeploy(ctx, tenantID, walletID, wallet.TriggerGaveUp, "", reason)
 }
 
 // lockedWallet loads a wallet by id in its own short transaction.
-func (s *Service) lockedWallet(ctx context.Context, id string) (wallet.Wallet, error) {
+func (s *Service) lockedWallet(ctx context.Context, tenantID, id string) (wallet.Wallet, error) {
 	var w wallet.Wallet
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
-		w, err = tx.Wallets().LockWallet(ctx, id)
+		w, err = tx.Wallets().LockWallet(ctx, tenantID, id)
 		return err
 	})
 	return w, err
@@ -141,9 +144,9 @@ func (s *Service) lockedWallet(ctx context.Context, id string) (wallet.Wallet, e
 
 // recordDeploy applies trigger to the locked row. A wallet that another run already finished
 // is left alone; a transition the state machine refuses otherwise is an error.
-func (s *Service) recordDeploy(ctx context.Context, walletID string, trigger wallet.Trigger, txHash, reason string) error {
+func (s *Service) recordDeploy(ctx context.Context, tenantID, walletID string, trigger wallet.Trigger, txHash, reason string) error {
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
-		w, err := tx.Wallets().LockWallet(ctx, walletID)
+		w, err := tx.Wallets().LockWallet(ctx, tenantID, walletID)
 		if err != nil {
 			return err
 		}

@@ -116,14 +116,14 @@ func TestDeployWorker_SubmitsAndConfirmsOnce(t *testing.T) {
 	chain := &scriptedChain{receipt: ports.TxSucceeded, deployOnTx: true}
 	a, store, _ := newTestService(t, chain)
 	ctx := context.Background()
-	if snooze, err := a.DeployWallet(ctx, "wal_1"); err != nil || snooze != 0 {
+	if snooze, err := a.DeployWallet(ctx, "", "wal_1"); err != nil || snooze != 0 {
 		t.Fatalf("step: %v %v", snooze, err)
 	}
 	w := store.wallet("wal_1")
 	if w.Status != wallet.StatusDeployed || w.DeployAttempts != 1 || w.DeployTxHash != chain.lastHash.Hex() || w.DeployedAt == nil {
 		t.Fatalf("wallet: %+v", w)
 	}
-	if _, err := a.DeployWallet(ctx, "wal_1"); err != nil || chain.deployCalls != 1 {
+	if _, err := a.DeployWallet(ctx, "", "wal_1"); err != nil || chain.deployCalls != 1 {
 		t.Fatalf("a retried job sent again: %d calls, %v", chain.deployCalls, err)
 	}
 }
@@ -131,7 +131,7 @@ func TestDeployWorker_SubmitsAndConfirmsOnce(t *testing.T) {
 func TestDeployWorker_AlreadyDeployedIsConfirmedWithoutSending(t *testing.T) {
 	chain := &scriptedChain{deployed: true}
 	a, store, _ := newTestService(t, chain)
-	if _, err := a.DeployWallet(context.Background(), "wal_1"); err != nil {
+	if _, err := a.DeployWallet(context.Background(), "", "wal_1"); err != nil {
 		t.Fatal(err)
 	}
 	if store.wallet("wal_1").Status != wallet.StatusDeployed || chain.deployCalls != 0 {
@@ -142,7 +142,7 @@ func TestDeployWorker_AlreadyDeployedIsConfirmedWithoutSending(t *testing.T) {
 func TestDeployWorker_FailsAfterBoundedResubmissions(t *testing.T) {
 	chain := &scriptedChain{receipt: ports.TxFailed}
 	a, store, _ := newTestService(t, chain)
-	if _, err := a.DeployWallet(context.Background(), "wal_1"); err != nil {
+	if _, err := a.DeployWallet(context.Background(), "", "wal_1"); err != nil {
 		t.Fatal(err)
 	}
 	w := store.wallet("wal_1")
@@ -157,7 +157,7 @@ func TestDeployWorker_PendingSnoozesThenTimesOut(t *testing.T) {
 	a, store, clock := newTestService(t, chain)
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
-		if snooze, err := a.DeployWallet(ctx, "wal_1"); err != nil || snooze <= 0 {
+		if snooze, err := a.DeployWallet(ctx, "", "wal_1"); err != nil || snooze <= 0 {
 			t.Fatalf("pending step %d: %v %v", i, snooze, err)
 		}
 	}
@@ -165,7 +165,7 @@ func TestDeployWorker_PendingSnoozesThenTimesOut(t *testing.T) {
 		t.Fatalf("waiting re-sent: %+v, %d calls", w, chain.deployCalls)
 	}
 	clock.advance(deployTimeout + time.Second)
-	if snooze, err := a.DeployWallet(ctx, "wal_1"); err != nil || snooze != 0 {
+	if snooze, err := a.DeployWallet(ctx, "", "wal_1"); err != nil || snooze != 0 {
 		t.Fatalf("timed-out step: %v %v", snooze, err)
 	}
 	if w := store.wallet("wal_1"); w.Status != wallet.StatusFailed || !strings.Contains(w.FailureReason, "not mined") {
@@ -177,8 +177,8 @@ func TestDeployWorker_LastAttemptRecordsFailed(t *testing.T) {
 	chain := &scriptedChain{deployErr: &ports.RevertError{Reason: "GS000"}}
 	a, store, _ := newTestService(t, chain)
 	ctx := context.Background()
-	snooze, err := a.DeployWallet(ctx, "wal_1")
-	giveUp := func(ctx context.Context, cause error) error { return a.GiveUpDeploy(ctx, "wal_1", cause) }
+	snooze, err := a.DeployWallet(ctx, "", "wal_1")
+	giveUp := func(ctx context.Context, cause error) error { return a.GiveUpDeploy(ctx, "", "wal_1", cause) }
 	if got := kernel.StepOrGiveUp(ctx, 1, 3, snooze, err, giveUp); got == nil || store.wallet("wal_1").Status != wallet.StatusPendingDeployment {
 		t.Fatalf("an early attempt must retry: %v %+v", got, store.wallet("wal_1"))
 	}

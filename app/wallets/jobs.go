@@ -16,10 +16,10 @@ const jobTimeout = time.Minute
 func (s *Service) RegisterWorkers(workers *river.Workers) {
 	river.AddWorker(workers, &kernel.StepWorker[DeployWalletArgs]{Limit: jobTimeout,
 		Step: func(ctx context.Context, a DeployWalletArgs) (time.Duration, error) {
-			return s.DeployWallet(ctx, a.WalletID)
+			return s.DeployWallet(ctx, a.TenantID, a.WalletID)
 		},
 		GiveUp: func(ctx context.Context, a DeployWalletArgs, cause error) error {
-			return s.GiveUpDeploy(ctx, a.WalletID, cause)
+			return s.GiveUpDeploy(ctx, a.TenantID, a.WalletID, cause)
 		}})
 }
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/corridorhq/corridor/sdk/forward"
-	"github.com/corridorhq/corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/sdk/go/v2/corridor"
 )
 
 // defaultAPI is where `make run` serves.

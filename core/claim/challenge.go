@@ -19,6 +19,8 @@ const (
 // Challenge proves control of the claim's phone by a 6-digit code sent to the number on the
 // claim record. The code is stored only as a keyed hash (CodeHash).
 type Challenge struct {
+	// TenantID is the claim's sender's tenant: a challenge is stored with its claim.
+	TenantID          string
 	ID                string
 	ClaimID           string
 	Environment       core.Environment

@@ -226,6 +226,8 @@ func (c Claim) Public() PublicView {
 
 // Link is a claim link: a single-use, expiring token stored only as its sha256.
 type Link struct {
+	// TenantID is the claim's sender's tenant: a link is stored with its claim.
+	TenantID     string
 	TokenHash    string
 	ClaimID      string
 	Environment  core.Environment

@@ -13,7 +13,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/corridorhq/corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/sdk/go/v2/corridor"
 )
 
 func main() {

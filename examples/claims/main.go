@@ -20,7 +20,7 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/corridorhq/corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/sdk/go/v2/corridor"
 )
 
 // waitLimit bounds every wait.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/corridorhq/corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/sdk/go/v2/corridor"
 )
 
 // waitLimit bounds every wait for the chain.

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/corridorhq/corridor/core"
@@ -107,8 +108,12 @@ func (r cardRepo) CreateAuthorization(_ context.Context, a card.Authorization) e
 	return r.t().authorizations.insert(a.ID, a)
 }
 
-// CreateSpendingAuthorization is CreateAuthorization, AddWindowSpend and RecordEvent.
+// CreateSpendingAuthorization is CreateAuthorization, AddWindowSpend and RecordEvent; like
+// PostgreSQL's, it refuses an event that is not the approval's own.
 func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Authorization, announce event.Event) error {
+	if announce.TenantID != a.TenantID || announce.Environment != a.Environment || announce.ResourceID != a.ID {
+		return fmt.Errorf("fake: event %s is not the approval %s's own", announce.ID, a.ID)
+	}
 	if err := r.CreateAuthorization(ctx, a); err != nil {
 		return err
 	}

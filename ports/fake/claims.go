@@ -122,9 +122,9 @@ func (r claimRepo) CreateLink(_ context.Context, l claim.Link) error {
 	return r.t().links.insert(l.TokenHash, l)
 }
 
-func (r claimRepo) SupersedeLinks(_ context.Context, claimID string, at time.Time) error {
+func (r claimRepo) SupersedeLinks(_ context.Context, tenantID, claimID string, at time.Time) error {
 	for _, l := range r.t().links.filter(func(l claim.Link) bool {
-		return l.ClaimID == claimID && l.SupersededAt == nil && l.UsedAt == nil
+		return l.TenantID == tenantID && l.ClaimID == claimID && l.SupersededAt == nil && l.UsedAt == nil
 	}, false) {
 		l.SupersededAt = &at
 		r.t().links.rows[l.TokenHash] = l
@@ -152,9 +152,9 @@ func (r claimRepo) CreateChallenge(_ context.Context, c claim.Challenge) error {
 	return r.t().challenges.insert(c.ID, c)
 }
 
-func (r claimRepo) LockChallenge(_ context.Context, claimID, id string) (claim.Challenge, error) {
+func (r claimRepo) LockChallenge(_ context.Context, tenantID, claimID, id string) (claim.Challenge, error) {
 	c, ok := r.t().challenges.rows[id]
-	if !ok || c.ClaimID != claimID {
+	if !ok || c.ClaimID != claimID || c.TenantID != tenantID {
 		return claim.Challenge{}, errChallengeNotFound
 	}
 	return c, nil
@@ -196,7 +196,7 @@ func (r claimRepo) DeleteEscrowEvent(_ context.Context, chainID int64, txHash st
 	return e.claimID, e.kind, true, nil
 }
 
-func (r claimRepo) RecordEscrowEvent(_ context.Context, chainID int64, txHash string, logIndex uint, claimID string, kind claim.EventKind, _ time.Time) (bool, error) {
+func (r claimRepo) RecordEscrowEvent(_ context.Context, _ string, chainID int64, txHash string, logIndex uint, claimID string, kind claim.EventKind, _ time.Time) (bool, error) {
 	key := escrowEventKey(chainID, txHash, logIndex)
 	if _, ok := r.t().events[key]; ok {
 		return false, nil

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sort"
 	"time"
@@ -160,7 +161,17 @@ func anyReason(have, want []offramp.HoldReason) bool {
 }
 
 // BackOffHoldRecheck doubles the delay per attempt, from first, at most max.
-func (r offrampRepo) BackOffHoldRecheck(_ context.Context, paymentID string, now time.Time, first, max time.Duration) error {
+// sends says whether tenantID is the payment's sender: the rows hanging off a payment are
+// keyed by the sender's tenant, so another tenant's name finds nothing (as in PostgreSQL).
+func (r offrampRepo) sends(tenantID, paymentID string) bool {
+	p, ok := r.t().payments.rows[paymentID]
+	return ok && p.SenderTenantID == tenantID
+}
+
+func (r offrampRepo) BackOffHoldRecheck(_ context.Context, tenantID, paymentID string, now time.Time, first, max time.Duration) error {
+	if !r.sends(tenantID, paymentID) {
+		return errors.New("fake: hold recheck of a payment the tenant does not send")
+	}
 	rc := r.t().rechecks[paymentID]
 	delay := time.Duration(float64(first) * math.Pow(2, float64(min(rc.attempts, 30))))
 	if rc.attempts == 0 {
@@ -172,7 +183,10 @@ func (r offrampRepo) BackOffHoldRecheck(_ context.Context, paymentID string, now
 	return nil
 }
 
-func (r offrampRepo) ClearHoldRecheck(_ context.Context, paymentID string) error {
+func (r offrampRepo) ClearHoldRecheck(_ context.Context, tenantID, paymentID string) error {
+	if !r.sends(tenantID, paymentID) {
+		return nil
+	}
 	delete(r.t().rechecks, paymentID)
 	return nil
 }
@@ -237,8 +251,11 @@ func (r offrampRepo) SenderSpend(_ context.Context, env core.Environment, sender
 	return s, nil
 }
 
-func (r offrampRepo) InsertQuotes(_ context.Context, qs []offramp.Quote) error {
+func (r offrampRepo) InsertQuotes(_ context.Context, tenantID string, qs []offramp.Quote) error {
 	for _, q := range qs {
+		if !r.sends(tenantID, q.PaymentID) {
+			return errors.New("fake: quote of a payment the tenant does not send")
+		}
 		if err := r.t().quotes.insert(q.ID, q); err != nil {
 			return err
 		}
@@ -246,7 +263,10 @@ func (r offrampRepo) InsertQuotes(_ context.Context, qs []offramp.Quote) error {
 	return nil
 }
 
-func (r offrampRepo) SupersedeQuotes(_ context.Context, paymentID string, status offramp.QuoteStatus) error {
+func (r offrampRepo) SupersedeQuotes(_ context.Context, tenantID, paymentID string, status offramp.QuoteStatus) error {
+	if !r.sends(tenantID, paymentID) {
+		return nil
+	}
 	for _, q := range r.t().quotes.filter(func(q offramp.Quote) bool { return q.PaymentID == paymentID && q.Status == offramp.QuoteActive }, false) {
 		q.Status = status
 		r.t().quotes.rows[q.ID] = q
@@ -254,7 +274,10 @@ func (r offrampRepo) SupersedeQuotes(_ context.Context, paymentID string, status
 	return nil
 }
 
-func (r offrampRepo) ActiveQuotes(_ context.Context, paymentID string) ([]offramp.Quote, error) {
+func (r offrampRepo) ActiveQuotes(_ context.Context, tenantID, paymentID string) ([]offramp.Quote, error) {
+	if !r.sends(tenantID, paymentID) {
+		return []offramp.Quote{}, nil
+	}
 	rows := r.t().quotes.filter(func(q offramp.Quote) bool { return q.PaymentID == paymentID && q.Status == offramp.QuoteActive }, false)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].SetVersion < rows[j].SetVersion })
 	out, _ := page(rows, ports.Page{Take: ports.MaxTake})
@@ -264,15 +287,18 @@ func (r offrampRepo) ActiveQuotes(_ context.Context, paymentID string) ([]offram
 	return out, nil
 }
 
-func (r offrampRepo) FindQuote(_ context.Context, paymentID, quoteID string) (offramp.Quote, error) {
+func (r offrampRepo) FindQuote(_ context.Context, tenantID, paymentID, quoteID string) (offramp.Quote, error) {
 	q, ok := r.t().quotes.rows[quoteID]
-	if !ok || q.PaymentID != paymentID {
+	if !ok || q.PaymentID != paymentID || !r.sends(tenantID, paymentID) {
 		return offramp.Quote{}, errQuoteNotFound
 	}
 	return q, nil
 }
 
-func (r offrampRepo) RecordReturn(_ context.Context, paymentID, _ string, _ int64, _ time.Time) (bool, error) {
+func (r offrampRepo) RecordReturn(_ context.Context, tenantID, paymentID, _ string, _ int64, _ time.Time) (bool, error) {
+	if !r.sends(tenantID, paymentID) {
+		return false, errors.New("fake: return of a payment the tenant does not send")
+	}
 	if r.t().returns[paymentID] {
 		return false, nil
 	}
@@ -290,7 +316,10 @@ func (r offrampRepo) RecordProviderEvent(_ context.Context, provider, eventID st
 }
 
 // ApproveReview adds reasons to the payment's approval, each once, sorted.
-func (r offrampRepo) ApproveReview(_ context.Context, paymentID, _ string, reasons []offramp.HoldReason, _ time.Time) error {
+func (r offrampRepo) ApproveReview(_ context.Context, tenantID, paymentID, _ string, reasons []offramp.HoldReason, _ time.Time) error {
+	if !r.sends(tenantID, paymentID) {
+		return errors.New("fake: review approval of a payment the tenant does not send")
+	}
 	set := map[offramp.HoldReason]bool{}
 	for _, x := range append(append([]offramp.HoldReason(nil), r.t().approvals[paymentID]...), reasons...) {
 		set[x] = true
@@ -304,7 +333,10 @@ func (r offrampRepo) ApproveReview(_ context.Context, paymentID, _ string, reaso
 	return nil
 }
 
-func (r offrampRepo) ApprovedReviewReasons(_ context.Context, paymentID string) ([]offramp.HoldReason, error) {
+func (r offrampRepo) ApprovedReviewReasons(_ context.Context, tenantID, paymentID string) ([]offramp.HoldReason, error) {
+	if !r.sends(tenantID, paymentID) {
+		return []offramp.HoldReason{}, nil
+	}
 	a := r.t().approvals[paymentID]
 	out := make([]offramp.HoldReason, len(a))
 	copy(out, a)

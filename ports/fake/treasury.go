@@ -69,9 +69,9 @@ func (r treasuryRepo) FindAccountIDByWallet(_ context.Context, tenantID string, 
 	return "", false, nil
 }
 
-func (r treasuryRepo) LockAccount(_ context.Context, id string) (treasury.Account, error) {
+func (r treasuryRepo) LockAccount(_ context.Context, tenantID, id string) (treasury.Account, error) {
 	a, ok := r.t().accounts.rows[id]
-	if !ok {
+	if !ok || a.TenantID != tenantID {
 		return treasury.Account{}, errTreasuryAccountNotFound
 	}
 	return withBuckets(a), nil
@@ -101,9 +101,9 @@ func (r treasuryRepo) ListYieldAccounts(_ context.Context, env core.Environment,
 	return out, nil
 }
 
-func (r treasuryRepo) SetClockOffset(_ context.Context, accountID string, days int) error {
+func (r treasuryRepo) SetClockOffset(_ context.Context, tenantID, accountID string, days int) error {
 	a, ok := r.t().accounts.rows[accountID]
-	if !ok {
+	if !ok || a.TenantID != tenantID {
 		return nil // the Postgres update touches no row either
 	}
 	a.ClockOffsetDays = days
@@ -123,9 +123,9 @@ func (r treasuryRepo) FindRule(_ context.Context, tenantID string, env core.Envi
 	return rule, nil
 }
 
-func (r treasuryRepo) LockRule(_ context.Context, id string) (treasury.Rule, error) {
+func (r treasuryRepo) LockRule(_ context.Context, tenantID, id string) (treasury.Rule, error) {
 	rule, ok := r.t().rules.rows[id]
-	if !ok {
+	if !ok || rule.TenantID != tenantID {
 		return treasury.Rule{}, errTreasuryRuleNotFound
 	}
 	return rule, nil
@@ -135,14 +135,18 @@ func (r treasuryRepo) UpdateRule(_ context.Context, rule treasury.Rule) error {
 	return r.t().rules.update(rule.ID, rule)
 }
 
-func (r treasuryRepo) ListRules(_ context.Context, accountID string, p ports.Page) ([]treasury.Rule, int, error) {
-	rows := r.t().rules.filter(func(x treasury.Rule) bool { return x.AccountID == accountID && x.DeletedAt == nil }, false)
+func (r treasuryRepo) ListRules(_ context.Context, tenantID, accountID string, p ports.Page) ([]treasury.Rule, int, error) {
+	rows := r.t().rules.filter(func(x treasury.Rule) bool {
+		return x.TenantID == tenantID && x.AccountID == accountID && x.DeletedAt == nil
+	}, false)
 	out, total := page(rows, p)
 	return out, total, nil
 }
 
-func (r treasuryRepo) CountRules(_ context.Context, accountID string) (int, error) {
-	return len(r.t().rules.filter(func(x treasury.Rule) bool { return x.AccountID == accountID && x.DeletedAt == nil }, false)), nil
+func (r treasuryRepo) CountRules(_ context.Context, tenantID, accountID string) (int, error) {
+	return len(r.t().rules.filter(func(x treasury.Rule) bool {
+		return x.TenantID == tenantID && x.AccountID == accountID && x.DeletedAt == nil
+	}, false)), nil
 }
 
 // ListDueRules applies each account's clock offset to now, as the Postgres query does.
@@ -172,22 +176,22 @@ func (r treasuryRepo) CreateSweep(_ context.Context, sw treasury.Sweep) error {
 	return r.t().sweeps.insert(sw.ID, sw)
 }
 
-func (r treasuryRepo) ListSweeps(_ context.Context, accountID string, p ports.Page) ([]treasury.Sweep, int, error) {
-	rows := r.t().sweeps.filter(func(sw treasury.Sweep) bool { return sw.AccountID == accountID }, true)
+func (r treasuryRepo) ListSweeps(_ context.Context, tenantID, accountID string, p ports.Page) ([]treasury.Sweep, int, error) {
+	rows := r.t().sweeps.filter(func(sw treasury.Sweep) bool { return sw.TenantID == tenantID && sw.AccountID == accountID }, true)
 	out, total := page(rows, p)
 	return out, total, nil
 }
 
-func (r treasuryRepo) LatestRuleSweep(_ context.Context, ruleID string) (treasury.Sweep, bool, error) {
-	rows := r.t().sweeps.filter(func(sw treasury.Sweep) bool { return sw.RuleID == ruleID }, true)
+func (r treasuryRepo) LatestRuleSweep(_ context.Context, tenantID, ruleID string) (treasury.Sweep, bool, error) {
+	rows := r.t().sweeps.filter(func(sw treasury.Sweep) bool { return sw.TenantID == tenantID && sw.RuleID == ruleID }, true)
 	if len(rows) == 0 {
 		return treasury.Sweep{}, false, nil
 	}
 	return rows[0], true, nil
 }
 
-func (r treasuryRepo) FindSweepByPayment(_ context.Context, paymentID string) (treasury.Sweep, bool, error) {
-	rows := r.t().sweeps.filter(func(sw treasury.Sweep) bool { return sw.PaymentID == paymentID }, false)
+func (r treasuryRepo) FindSweepByPayment(_ context.Context, tenantID, paymentID string) (treasury.Sweep, bool, error) {
+	rows := r.t().sweeps.filter(func(sw treasury.Sweep) bool { return sw.TenantID == tenantID && sw.PaymentID == paymentID }, false)
 	if len(rows) == 0 {
 		return treasury.Sweep{}, false, nil
 	}
@@ -215,9 +219,11 @@ func (r paymentRepo) FindPayment(_ context.Context, tenantID string, env core.En
 	return p, nil
 }
 
-func (r paymentRepo) LockPayment(_ context.Context, id string) (safepay.Payment, error) {
+// LockPayment finds a payment of the tenant; an empty tenant (a job from before jobs carried
+// it) matches any, as the Postgres store resolves it.
+func (r paymentRepo) LockPayment(_ context.Context, tenantID, id string) (safepay.Payment, error) {
 	p, ok := r.t().rows[id]
-	if !ok {
+	if !ok || (tenantID != "" && p.TenantID != tenantID) {
 		return safepay.Payment{}, errPaymentNotFound
 	}
 	return p, nil
@@ -238,10 +244,12 @@ func holdsNonce(s safepay.Status) bool {
 	return s != safepay.StatusCancelled && s != safepay.StatusFailed
 }
 
-func (r paymentRepo) HighestNonceInUse(_ context.Context, walletID string) (uint64, bool, error) {
+func (r paymentRepo) HighestNonceInUse(_ context.Context, tenantID, walletID string) (uint64, bool, error) {
 	var highest uint64
 	found := false
-	for _, p := range r.t().filter(func(p safepay.Payment) bool { return p.SourceWalletID == walletID && holdsNonce(p.Status) }, false) {
+	for _, p := range r.t().filter(func(p safepay.Payment) bool {
+		return p.TenantID == tenantID && p.SourceWalletID == walletID && holdsNonce(p.Status)
+	}, false) {
 		if !found || p.SafeNonce > highest {
 			highest, found = p.SafeNonce, true
 		}
@@ -249,9 +257,9 @@ func (r paymentRepo) HighestNonceInUse(_ context.Context, walletID string) (uint
 	return highest, found, nil
 }
 
-func (r paymentRepo) ListQueuedPayments(_ context.Context, walletID string, afterNonce uint64, limit int) ([]safepay.Payment, error) {
+func (r paymentRepo) ListQueuedPayments(_ context.Context, tenantID, walletID string, afterNonce uint64, limit int) ([]safepay.Payment, error) {
 	rows := r.t().filter(func(p safepay.Payment) bool {
-		return p.SourceWalletID == walletID && p.SafeNonce > afterNonce && !p.Status.Terminal()
+		return p.TenantID == tenantID && p.SourceWalletID == walletID && p.SafeNonce > afterNonce && !p.Status.Terminal()
 	}, false)
 	sort.SliceStable(rows, func(i, j int) bool {
 		if rows[i].SafeNonce != rows[j].SafeNonce {

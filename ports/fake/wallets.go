@@ -22,12 +22,18 @@ var errWalletNotFound = core.NotFound(core.CodeWalletNotFound, "wallet")
 
 func (r walletRepo) t() *table[wallet.Wallet] { return &r.s.state.wallets }
 
-// CreateWallet refuses a second wallet at one chain and address, as the database's unique
-// index does.
+// CreateWallet refuses a second wallet at one chain and address, and a wallet at an address
+// another tenant holds in the environment, as the database's unique index and lookup row do.
 func (r walletRepo) CreateWallet(_ context.Context, w wallet.Wallet) error {
 	for _, other := range r.t().rows {
-		if other.ChainID == w.ChainID && strings.EqualFold(other.Address, w.Address) {
+		if !strings.EqualFold(other.Address, w.Address) {
+			continue
+		}
+		if other.ChainID == w.ChainID && other.TenantID == w.TenantID {
 			return fmt.Errorf("fake: a wallet at %s on chain %d exists", w.Address, w.ChainID)
+		}
+		if other.Environment == w.Environment && other.TenantID != w.TenantID {
+			return fmt.Errorf("fake: the address %s is another tenant's wallet", w.Address)
 		}
 	}
 	return r.t().insert(w.ID, w)
@@ -41,9 +47,11 @@ func (r walletRepo) FindWallet(_ context.Context, tenantID string, env core.Envi
 	return w, nil
 }
 
-func (r walletRepo) LockWallet(_ context.Context, id string) (wallet.Wallet, error) {
+// LockWallet finds a wallet of the tenant; an empty tenant (a job from before jobs carried it)
+// matches any, as the Postgres store resolves it.
+func (r walletRepo) LockWallet(_ context.Context, tenantID, id string) (wallet.Wallet, error) {
 	w, ok := r.t().rows[id]
-	if !ok {
+	if !ok || (tenantID != "" && w.TenantID != tenantID) {
 		return wallet.Wallet{}, errWalletNotFound
 	}
 	return w, nil
@@ -104,9 +112,10 @@ func (r dripRepo) FindDrip(_ context.Context, tenantID string, env core.Environm
 	return d, nil
 }
 
-func (r dripRepo) LockDrip(_ context.Context, id string) (wallet.Drip, error) {
+// LockDrip finds a drip of the tenant; an empty tenant matches any (see LockWallet).
+func (r dripRepo) LockDrip(_ context.Context, tenantID, id string) (wallet.Drip, error) {
 	d, ok := r.t().rows[id]
-	if !ok {
+	if !ok || (tenantID != "" && d.TenantID != tenantID) {
 		return wallet.Drip{}, errDripNotFound
 	}
 	return d, nil
@@ -147,8 +156,10 @@ func (r dripRepo) NthNewestDripSince(_ context.Context, f ports.DripFilter, sinc
 	return at[n-1], true, nil
 }
 
-func (r dripRepo) DripTxHashUsed(_ context.Context, chainID int64, txHash string) (bool, error) {
-	return len(r.t().filter(func(d wallet.Drip) bool { return d.ChainID == chainID && d.TxHash == txHash }, false)) > 0, nil
+func (r dripRepo) DripTxHashUsed(_ context.Context, tenantID string, chainID int64, txHash string) (bool, error) {
+	return len(r.t().filter(func(d wallet.Drip) bool {
+		return d.TenantID == tenantID && d.ChainID == chainID && d.TxHash == txHash
+	}, false)) > 0, nil
 }
 
 // Wallet returns a stored wallet by id, for assertions.

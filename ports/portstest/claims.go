@@ -55,6 +55,9 @@ func claimFind(t *testing.T, s ports.Store) {
 		if got.ID != c.ID {
 			t.Errorf("LockClaimByOnchainID = %s, want %s", got.ID, c.ID)
 		}
+		if got, err := tx.Claims().LockClaim(ctx, c.ID); err != nil || got.SenderTenantID != sender.ID {
+			t.Errorf("LockClaim by id alone = %+v, %v", got, err)
+		}
 		_, err4 := tx.Claims().LockClaim(ctx, core.NewID(core.PrefixClaim))
 		wantCode(t, err4, claim.CodeClaimNotFound)
 		due, err5 := tx.Claims().DueClaimIDs(ctx, c.ExpiresAt.Add(2*time.Hour), time.Hour, 10_000)
@@ -73,8 +76,8 @@ func claimEscrowEvents(t *testing.T, s ports.Store) {
 	c := newClaim(t, s, newTenant(t, s).ID)
 	hash := "0x" + suffix(t)
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
-		first, err := tx.Claims().RecordEscrowEvent(ctx, 84532, hash, 3, c.ID, claim.EventFunded, ledgerNow())
-		again, err2 := tx.Claims().RecordEscrowEvent(ctx, 84532, hash, 3, c.ID, claim.EventFunded, ledgerNow())
+		first, err := tx.Claims().RecordEscrowEvent(ctx, c.SenderTenantID, 84532, hash, 3, c.ID, claim.EventFunded, ledgerNow())
+		again, err2 := tx.Claims().RecordEscrowEvent(ctx, c.SenderTenantID, 84532, hash, 3, c.ID, claim.EventFunded, ledgerNow())
 		if !first || again {
 			t.Errorf("RecordEscrowEvent = %v then %v, want true then false", first, again)
 		}
@@ -114,19 +117,19 @@ func claimCursor(t *testing.T, s ports.Store) {
 }
 
 func claimLinksAndChallenges(t *testing.T, s ports.Store) {
-	c := newClaim(t, s, newTenant(t, s).ID)
+	c, stranger := newClaim(t, s, newTenant(t, s).ID), newTenant(t, s)
 	at := ledgerNow()
 	_, first := claim.NewToken()
 	_, second := claim.NewToken()
 	link := func(hash string) claim.Link {
-		return claim.Link{TokenHash: hash, ClaimID: c.ID, Environment: core.EnvTest, ExpiresAt: at.Add(time.Hour), CreatedAt: at}
+		return claim.Link{TenantID: c.SenderTenantID, TokenHash: hash, ClaimID: c.ID, Environment: core.EnvTest, ExpiresAt: at.Add(time.Hour), CreatedAt: at}
 	}
 	phone, ip := "phone-"+suffix(t), "ip-"+suffix(t)
-	ch := claim.Challenge{ID: core.NewID(claim.PrefixChallenge), ClaimID: c.ID, Environment: core.EnvTest, CodeHash: "code", PhoneHash: phone,
+	ch := claim.Challenge{TenantID: c.SenderTenantID, ID: core.NewID(claim.PrefixChallenge), ClaimID: c.ID, Environment: core.EnvTest, CodeHash: "code", PhoneHash: phone,
 		IPHash: ip, Status: claim.ChallengePending, AttemptsRemaining: 5, ExpiresAt: at.Add(10 * time.Minute), CreatedAt: at, UpdatedAt: at}
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
 		noErr(t, "CreateLink", tx.Claims().CreateLink(ctx, link(first)))
-		noErr(t, "SupersedeLinks", tx.Claims().SupersedeLinks(ctx, c.ID, at))
+		noErr(t, "SupersedeLinks", tx.Claims().SupersedeLinks(ctx, c.SenderTenantID, c.ID, at))
 		noErr(t, "CreateLink", tx.Claims().CreateLink(ctx, link(second)))
 		return tx.Claims().CreateChallenge(ctx, ch)
 	})
@@ -149,12 +152,14 @@ func claimLinksAndChallenges(t *testing.T, s ports.Store) {
 		if used.UsedAt == nil {
 			t.Errorf("after UpdateLink = %+v", used)
 		}
-		got, err2 := tx.Claims().LockChallenge(ctx, c.ID, ch.ID)
+		got, err2 := tx.Claims().LockChallenge(ctx, c.SenderTenantID, c.ID, ch.ID)
 		if got.Status != claim.ChallengeVerified || got.VerifiedAt == nil || got.AttemptsRemaining != 4 {
 			t.Errorf("after UpdateChallenge = %+v", got)
 		}
-		_, err3 := tx.Claims().LockChallenge(ctx, core.NewID(core.PrefixClaim), ch.ID)
+		_, err3 := tx.Claims().LockChallenge(ctx, c.SenderTenantID, core.NewID(core.PrefixClaim), ch.ID)
 		wantCode(t, err3, claim.CodeChallengeNotFound)
+		_, errOther := tx.Claims().LockChallenge(ctx, stranger.ID, c.ID, ch.ID)
+		wantCode(t, errOther, claim.CodeChallengeNotFound)
 		byPhone, err4 := tx.Claims().CountChallengesSince(ctx, phone, "", at)
 		byIP, err5 := tx.Claims().CountChallengesSince(ctx, "", ip, at)
 		later, err6 := tx.Claims().CountChallengesSince(ctx, phone, "", at.Add(time.Second))

@@ -88,16 +88,20 @@ func offrampHolds(t *testing.T, s ports.Store) {
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
 		got, err := tx.Offramp().HeldPaymentIDs(ctx, core.EnvTest, recipient.ID, 10)
 		wantIDs(t, "HeldPaymentIDs", got, []string{held.ID})
-		noErr(t, "ApproveReview", tx.Offramp().ApproveReview(ctx, held.ID, "op-1", []offramp.HoldReason{offramp.HoldCredentialExpired}, ledgerNow()))
-		noErr(t, "ApproveReview", tx.Offramp().ApproveReview(ctx, held.ID, "op-2", []offramp.HoldReason{offramp.HoldCredentialRevoked}, ledgerNow()))
-		reasons, err2 := tx.Offramp().ApprovedReviewReasons(ctx, held.ID)
+		noErr(t, "ApproveReview", tx.Offramp().ApproveReview(ctx, sender.ID, held.ID, "op-1", []offramp.HoldReason{offramp.HoldCredentialExpired}, ledgerNow()))
+		noErr(t, "ApproveReview", tx.Offramp().ApproveReview(ctx, sender.ID, held.ID, "op-2", []offramp.HoldReason{offramp.HoldCredentialRevoked}, ledgerNow()))
+		reasons, err2 := tx.Offramp().ApprovedReviewReasons(ctx, sender.ID, held.ID)
 		slices.Sort(reasons)
 		if !slices.Equal(reasons, []offramp.HoldReason{offramp.HoldCredentialExpired, offramp.HoldCredentialRevoked}) {
 			t.Errorf("ApprovedReviewReasons = %v, want both approvals", reasons)
 		}
-		none, err3 := tx.Offramp().ApprovedReviewReasons(ctx, moving.ID)
+		none, err3 := tx.Offramp().ApprovedReviewReasons(ctx, sender.ID, moving.ID)
 		if len(none) != 0 {
 			t.Errorf("ApprovedReviewReasons of an unreviewed payment = %v", none)
+		}
+		// The approvals are kept with the sender's rows: the recipient's name finds none.
+		if other, _ := tx.Offramp().ApprovedReviewReasons(ctx, recipient.ID, held.ID); len(other) != 0 {
+			t.Errorf("ApprovedReviewReasons under the recipient's tenant = %v, want none", other)
 		}
 		return firstErr(err, err2, err3)
 	})
@@ -138,8 +142,8 @@ func offrampOnce(t *testing.T, s ports.Store) {
 		if sum != 500 {
 			t.Errorf("LiquidityTopUps = %d, want 500", sum)
 		}
-		first, err2 := tx.Offramp().RecordReturn(ctx, p.ID, "trf_1", 100, ledgerNow())
-		again, err3 := tx.Offramp().RecordReturn(ctx, p.ID, "trf_2", 100, ledgerNow())
+		first, err2 := tx.Offramp().RecordReturn(ctx, sender.ID, p.ID, "trf_1", 100, ledgerNow())
+		again, err3 := tx.Offramp().RecordReturn(ctx, sender.ID, p.ID, "trf_2", 100, ledgerNow())
 		if !first || again {
 			t.Errorf("RecordReturn = %v then %v, want true then false", first, again)
 		}
@@ -185,22 +189,28 @@ func offrampQuotes(t *testing.T, s ports.Store) {
 	first, second := offrampQuoteSet(p, d.ID, 1, 2, past), offrampQuoteSet(p, d.ID, 2, 1, ledgerNow().Add(time.Hour))
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
 		noErr(t, "CreateDestination", tx.Recipients().CreateDestination(ctx, d))
-		return tx.Offramp().InsertQuotes(ctx, first)
+		return tx.Offramp().InsertQuotes(ctx, sender.ID, first)
 	})
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
 		due, err := tx.Offramp().ExpiredQuotePaymentIDs(ctx, ledgerNow(), 100_000)
 		if !containsString(due, p.ID) {
 			t.Error("ExpiredQuotePaymentIDs does not list a payment whose active quotes expired")
 		}
-		noErr(t, "SupersedeQuotes", tx.Offramp().SupersedeQuotes(ctx, p.ID, offramp.QuoteSuperseded))
-		noErr(t, "InsertQuotes", tx.Offramp().InsertQuotes(ctx, second))
-		active, err2 := tx.Offramp().ActiveQuotes(ctx, p.ID)
+		noErr(t, "SupersedeQuotes", tx.Offramp().SupersedeQuotes(ctx, sender.ID, p.ID, offramp.QuoteSuperseded))
+		noErr(t, "InsertQuotes", tx.Offramp().InsertQuotes(ctx, sender.ID, second))
+		active, err2 := tx.Offramp().ActiveQuotes(ctx, sender.ID, p.ID)
 		wantIDs(t, "ActiveQuotes", ids(active, func(q offramp.Quote) string { return q.ID }), []string{second[0].ID})
-		old, err3 := tx.Offramp().FindQuote(ctx, p.ID, first[1].ID)
+		// Quotes are kept with the sender's rows, not the recipient's (whose destination they name).
+		if other, _ := tx.Offramp().ActiveQuotes(ctx, recipientTenant.ID, p.ID); len(other) != 0 {
+			t.Errorf("ActiveQuotes under the recipient's tenant = %d quotes, want none", len(other))
+		}
+		_, errOther := tx.Offramp().FindQuote(ctx, recipientTenant.ID, p.ID, second[0].ID)
+		wantCode(t, errOther, offramp.CodeQuoteNotFound)
+		old, err3 := tx.Offramp().FindQuote(ctx, sender.ID, p.ID, first[1].ID)
 		if old.Status != offramp.QuoteSuperseded || old.DeliverBaseUnits+old.FeeBaseUnits != p.SourceAmountBaseUnits {
 			t.Errorf("FindQuote of a superseded quote = %+v", old)
 		}
-		_, err4 := tx.Offramp().FindQuote(ctx, core.NewID(core.PrefixOffRamp), first[0].ID)
+		_, err4 := tx.Offramp().FindQuote(ctx, sender.ID, core.NewID(core.PrefixOffRamp), first[0].ID)
 		wantCode(t, err4, offramp.CodeQuoteNotFound)
 		due, _ = tx.Offramp().ExpiredQuotePaymentIDs(ctx, ledgerNow(), 100_000)
 		if containsString(due, p.ID) {
@@ -230,11 +240,11 @@ func offrampRechecks(t *testing.T, s ports.Store) {
 		if ids, _ := tx.Offramp().RecheckDueHeldPaymentIDs(ctx, now, []offramp.HoldReason{offramp.HoldRecipientNotOnboarded}, 100_000); containsString(ids, held.ID) {
 			t.Error("a payment is due for a reason it is not held on")
 		}
-		noErr(t, "BackOffHoldRecheck", tx.Offramp().BackOffHoldRecheck(ctx, held.ID, now, time.Minute, time.Hour))
+		noErr(t, "BackOffHoldRecheck", tx.Offramp().BackOffHoldRecheck(ctx, sender.ID, held.ID, now, time.Minute, time.Hour))
 		if due(ctx, tx, now.Add(30*time.Second)) || !due(ctx, tx, now.Add(time.Minute)) {
 			t.Error("after one backoff the payment is not due exactly a minute on")
 		}
-		noErr(t, "BackOffHoldRecheck", tx.Offramp().BackOffHoldRecheck(ctx, held.ID, now, time.Minute, time.Hour))
+		noErr(t, "BackOffHoldRecheck", tx.Offramp().BackOffHoldRecheck(ctx, sender.ID, held.ID, now, time.Minute, time.Hour))
 		if due(ctx, tx, now.Add(90*time.Second)) || !due(ctx, tx, now.Add(2*time.Minute)) {
 			t.Error("after two backoffs the payment is not due two minutes on")
 		}
@@ -242,8 +252,8 @@ func offrampRechecks(t *testing.T, s ports.Store) {
 		if !due(ctx, tx, now) {
 			t.Error("a reset recheck is not due at once")
 		}
-		noErr(t, "BackOffHoldRecheck", tx.Offramp().BackOffHoldRecheck(ctx, held.ID, now, time.Minute, time.Hour))
-		noErr(t, "ClearHoldRecheck", tx.Offramp().ClearHoldRecheck(ctx, held.ID))
+		noErr(t, "BackOffHoldRecheck", tx.Offramp().BackOffHoldRecheck(ctx, sender.ID, held.ID, now, time.Minute, time.Hour))
+		noErr(t, "ClearHoldRecheck", tx.Offramp().ClearHoldRecheck(ctx, sender.ID, held.ID))
 		if !due(ctx, tx, now) {
 			t.Error("a cleared recheck is not due at once")
 		}

@@ -42,7 +42,7 @@ func treasuryAccounts(t *testing.T, s ports.Store) {
 	tn, other := newTenant(t, s), newTenant(t, s)
 	a, b := newTreasuryAccount(t, s, tn.ID, 450), newTreasuryAccount(t, s, tn.ID, 0)
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
-		noErr(t, "SetClockOffset", tx.Treasury().SetClockOffset(ctx, a.ID, 3))
+		noErr(t, "SetClockOffset", tx.Treasury().SetClockOffset(ctx, tn.ID, a.ID, 3))
 		got, err := tx.Treasury().FindAccount(ctx, tn.ID, core.EnvTest, a.ID)
 		if len(got.Buckets) != 2 || got.Buckets[0].ID != a.Buckets[0].ID || got.Buckets[1].Kind != treasury.KindReserve ||
 			got.Buckets[0].WalletID != a.Buckets[0].WalletID || got.ClockOffsetDays != 3 {
@@ -60,8 +60,13 @@ func treasuryAccounts(t *testing.T, s ports.Store) {
 		list, total, err4 := tx.Treasury().ListAccounts(ctx, tn.ID, core.EnvTest, ports.Page{Take: 10})
 		wantTotal(t, "ListAccounts", total, 2)
 		wantIDs(t, "ListAccounts", ids(list, func(x treasury.Account) string { return x.ID }), []string{a.ID, b.ID})
-		_, err5 := tx.Treasury().LockAccount(ctx, core.NewID(core.PrefixTreasuryAccount))
+		_, err5 := tx.Treasury().LockAccount(ctx, tn.ID, core.NewID(core.PrefixTreasuryAccount))
 		wantCode(t, err5, treasury.CodeAccountNotFound)
+		_, err5 = tx.Treasury().LockAccount(ctx, other.ID, a.ID)
+		wantCode(t, err5, treasury.CodeAccountNotFound)
+		if locked, err := tx.Treasury().LockAccount(ctx, tn.ID, a.ID); err != nil || len(locked.Buckets) != 2 {
+			t.Errorf("LockAccount = %+v, %v", locked, err)
+		}
 		yielding, err6 := tx.Treasury().ListYieldAccounts(ctx, core.EnvTest, "", 100_000)
 		earning := ids(yielding, func(x treasury.Account) string { return x.ID })
 		if !containsString(earning, a.ID) || containsString(earning, b.ID) {
@@ -96,20 +101,25 @@ func treasuryRules(t *testing.T, s ports.Store) {
 		wantCode(t, err, treasury.CodeRuleNotFound)
 		_, err = tx.Treasury().FindRule(ctx, other.ID, core.EnvTest, hourly.ID)
 		wantCode(t, err, treasury.CodeRuleNotFound)
-		locked, err2 := tx.Treasury().LockRule(ctx, gone.ID)
+		locked, err2 := tx.Treasury().LockRule(ctx, tn.ID, gone.ID)
 		if locked.DeletedAt == nil {
 			t.Errorf("LockRule of a deleted rule = %+v", locked)
 		}
-		list, total, err3 := tx.Treasury().ListRules(ctx, a.ID, ports.Page{Take: 10})
+		_, errOther := tx.Treasury().LockRule(ctx, other.ID, hourly.ID)
+		wantCode(t, errOther, treasury.CodeRuleNotFound)
+		if _, n, _ := tx.Treasury().ListRules(ctx, other.ID, a.ID, ports.Page{Take: 10}); n != 0 {
+			t.Errorf("another tenant lists %d of the account's rules", n)
+		}
+		list, total, err3 := tx.Treasury().ListRules(ctx, tn.ID, a.ID, ports.Page{Take: 10})
 		wantTotal(t, "ListRules", total, 2)
 		wantIDs(t, "ListRules", ids(list, func(r treasury.Rule) string { return r.ID }), []string{hourly.ID, daily.ID})
-		n, err4 := tx.Treasury().CountRules(ctx, a.ID)
+		n, err4 := tx.Treasury().CountRules(ctx, tn.ID, a.ID)
 		if n != 2 {
 			t.Errorf("CountRules = %d, want 2", n)
 		}
 		due, err5 := tx.Treasury().ListDueRules(ctx, core.EnvTest, a.ID, ledgerNow().Add(time.Minute), 10)
 		wantIDs(t, "ListDueRules now", ids(due, func(r treasury.Rule) string { return r.ID }), []string{hourly.ID})
-		noErr(t, "SetClockOffset", tx.Treasury().SetClockOffset(ctx, a.ID, 2))
+		noErr(t, "SetClockOffset", tx.Treasury().SetClockOffset(ctx, tn.ID, a.ID, 2))
 		due, err6 := tx.Treasury().ListDueRules(ctx, core.EnvTest, a.ID, ledgerNow(), 10)
 		wantIDs(t, "ListDueRules two days on", ids(due, func(r treasury.Rule) string { return r.ID }), []string{hourly.ID, daily.ID})
 		return firstErr(err2, err3, err4, err5, err6)
@@ -117,7 +127,7 @@ func treasuryRules(t *testing.T, s ports.Store) {
 }
 
 func treasurySweeps(t *testing.T, s ports.Store) {
-	tn := newTenant(t, s)
+	tn, other := newTenant(t, s), newTenant(t, s)
 	a := newTreasuryAccount(t, s, tn.ID, 0)
 	r := newRule(a, 3600, ledgerNow())
 	w := wallet.Wallet{ID: a.Buckets[0].WalletID, TenantID: tn.ID, Environment: core.EnvTest, Address: a.Buckets[0].Address, ChainID: a.ChainID}
@@ -136,18 +146,27 @@ func treasurySweeps(t *testing.T, s ports.Store) {
 		return tx.Treasury().CreateSweep(ctx, s2)
 	})
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
-		list, total, err := tx.Treasury().ListSweeps(ctx, a.ID, ports.Page{Take: 10})
+		list, total, err := tx.Treasury().ListSweeps(ctx, tn.ID, a.ID, ports.Page{Take: 10})
 		wantTotal(t, "ListSweeps", total, 2)
 		wantIDs(t, "ListSweeps", ids(list, func(x treasury.Sweep) string { return x.ID }), []string{s2.ID, s1.ID})
-		latest, ok, err2 := tx.Treasury().LatestRuleSweep(ctx, r.ID)
+		latest, ok, err2 := tx.Treasury().LatestRuleSweep(ctx, tn.ID, r.ID)
 		if !ok || latest.ID != s1.ID {
 			t.Errorf("LatestRuleSweep = %s, %v; want %s", latest.ID, ok, s1.ID)
 		}
-		got, ok, err3 := tx.Treasury().FindSweepByPayment(ctx, p2.ID)
+		got, ok, err3 := tx.Treasury().FindSweepByPayment(ctx, tn.ID, p2.ID)
 		if !ok || got.ID != s2.ID || got.RuleID != "" {
 			t.Errorf("FindSweepByPayment = %+v, %v", got, ok)
 		}
-		if _, ok, _ := tx.Treasury().FindSweepByPayment(ctx, core.NewID(core.PrefixPayment)); ok {
+		if _, ok, _ := tx.Treasury().FindSweepByPayment(ctx, other.ID, p2.ID); ok {
+			t.Error("another tenant finds the sweep by its payment")
+		}
+		if _, ok, _ := tx.Treasury().LatestRuleSweep(ctx, other.ID, r.ID); ok {
+			t.Error("another tenant finds the rule's latest sweep")
+		}
+		if _, n, _ := tx.Treasury().ListSweeps(ctx, other.ID, a.ID, ports.Page{Take: 10}); n != 0 {
+			t.Errorf("another tenant lists %d of the account's sweeps", n)
+		}
+		if _, ok, _ := tx.Treasury().FindSweepByPayment(ctx, tn.ID, core.NewID(core.PrefixPayment)); ok {
 			t.Error("FindSweepByPayment found an unknown payment's sweep")
 		}
 		return firstErr(err, err2, err3)

@@ -40,8 +40,13 @@ func walletList(t *testing.T, s ports.Store) {
 		}
 		_, err4 := tx.Wallets().FindWallet(ctx, other.ID, core.EnvTest, a.ID)
 		wantCode(t, err4, core.CodeWalletNotFound)
-		_, err4 = tx.Wallets().LockWallet(ctx, core.NewID(core.PrefixWallet))
+		_, err4 = tx.Wallets().LockWallet(ctx, tn.ID, core.NewID(core.PrefixWallet))
 		wantCode(t, err4, core.CodeWalletNotFound)
+		_, err4 = tx.Wallets().LockWallet(ctx, other.ID, a.ID)
+		wantCode(t, err4, core.CodeWalletNotFound)
+		if got, err := tx.Wallets().LockWallet(ctx, "", a.ID); err != nil || got.ID != a.ID {
+			t.Errorf("LockWallet without a tenant (a job from before jobs carried it) = %+v, %v", got, err)
+		}
 		n, err5 := tx.Wallets().CountWalletsLocked(ctx, tn.ID, core.EnvLive)
 		if n != 1 {
 			t.Errorf("CountWalletsLocked(LIVE) = %d, want 1", n)
@@ -66,7 +71,7 @@ func walletUpdate(t *testing.T, s ports.Store) {
 	w.Status, w.DeployTxHash, w.DeployAttempts, w.DeployedAt = wallet.StatusDeployed, "0x"+suffix(t), 1, &at
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Wallets().UpdateWallet(ctx, w) })
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
-		got, err := tx.Wallets().LockWallet(ctx, w.ID)
+		got, err := tx.Wallets().LockWallet(ctx, tn.ID, w.ID)
 		if err != nil || got.Status != wallet.StatusDeployed || got.DeployTxHash != w.DeployTxHash || got.DeployedAt == nil || !got.DeployedAt.Equal(at) {
 			t.Errorf("after UpdateWallet = %+v, %v", got, err)
 		}
@@ -142,10 +147,10 @@ func paymentList(t *testing.T, s ports.Store) {
 }
 
 func paymentNonces(t *testing.T, s ports.Store) {
-	tn := newTenant(t, s)
+	tn, other := newTenant(t, s), newTenant(t, s)
 	w := newWallet(t, s, tn.ID, core.EnvTest)
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
-		_, ok, err := tx.Payments().HighestNonceInUse(ctx, w.ID)
+		_, ok, err := tx.Payments().HighestNonceInUse(ctx, tn.ID, w.ID)
 		if ok {
 			t.Error("a wallet without payments has a nonce in use")
 		}
@@ -160,11 +165,17 @@ func paymentNonces(t *testing.T, s ports.Store) {
 		return nil
 	})
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
-		n, ok, err := tx.Payments().HighestNonceInUse(ctx, w.ID)
+		n, ok, err := tx.Payments().HighestNonceInUse(ctx, tn.ID, w.ID)
 		if !ok || n != 1 {
 			t.Errorf("HighestNonceInUse = %d, %v; want 1 (the cancelled payment gave 2 up)", n, ok)
 		}
-		q, err2 := tx.Payments().ListQueuedPayments(ctx, w.ID, 0, 10)
+		if _, ok, _ := tx.Payments().HighestNonceInUse(ctx, other.ID, w.ID); ok {
+			t.Error("another tenant sees the wallet's nonces in use")
+		}
+		if q, _ := tx.Payments().ListQueuedPayments(ctx, other.ID, w.ID, 0, 10); len(q) != 0 {
+			t.Errorf("another tenant sees %d of the wallet's queued payments", len(q))
+		}
+		q, err2 := tx.Payments().ListQueuedPayments(ctx, tn.ID, w.ID, 0, 10)
 		wantIDs(t, "ListQueuedPayments", ids(q, func(p safepay.Payment) string { return p.ID }), []string{queued.ID})
 		stale, err3 := tx.Payments().ListStalePayments(ctx, safepay.StatusAwaitingSignature, queued.UpdatedAt.Add(time.Second), 100_000)
 		if !containsString(ids(stale, func(p safepay.Payment) string { return p.ID }), queued.ID) {
@@ -174,11 +185,16 @@ func paymentNonces(t *testing.T, s ports.Store) {
 		if containsString(ids(stale, func(p safepay.Payment) string { return p.ID }), queued.ID) {
 			t.Error("ListStalePayments lists a payment changed at the bound")
 		}
-		locked, err4 := tx.Payments().LockPayment(ctx, done.ID)
+		locked, err4 := tx.Payments().LockPayment(ctx, tn.ID, done.ID)
 		if locked.Status != safepay.StatusCompleted {
 			t.Errorf("LockPayment = %+v", locked)
 		}
-		_, err5 := tx.Payments().LockPayment(ctx, core.NewID(core.PrefixPayment))
+		if legacy, err := tx.Payments().LockPayment(ctx, "", done.ID); err != nil || legacy.ID != done.ID {
+			t.Errorf("LockPayment without a tenant (a job from before jobs carried it) = %+v, %v", legacy, err)
+		}
+		_, err5 := tx.Payments().LockPayment(ctx, tn.ID, core.NewID(core.PrefixPayment))
+		wantCode(t, err5, safepay.CodePaymentNotFound)
+		_, err5 = tx.Payments().LockPayment(ctx, other.ID, done.ID)
 		wantCode(t, err5, safepay.CodePaymentNotFound)
 		return firstErr(err, err2, err3, err4)
 	})
@@ -223,13 +239,18 @@ func dripList(t *testing.T, s ports.Store) {
 		if _, ok, _ := tx.Drips().NthNewestDripSince(ctx, f, base.Add(-time.Minute), 3); ok {
 			t.Error("NthNewestDripSince(3) found a third faucet drip")
 		}
-		used, err3 := tx.Drips().DripTxHashUsed(ctx, w.ChainID, hash)
+		used, err3 := tx.Drips().DripTxHashUsed(ctx, tn.ID, w.ChainID, hash)
 		if !used {
 			t.Error("DripTxHashUsed does not know a recorded hash")
 		}
+		if used, _ := tx.Drips().DripTxHashUsed(ctx, other.ID, w.ChainID, hash); used {
+			t.Error("DripTxHashUsed knows another tenant's hash")
+		}
+		_, errOther := tx.Drips().LockDrip(ctx, other.ID, a.ID)
+		wantCode(t, errOther, core.CodeDripNotFound)
 		_, err4 := tx.Drips().FindDrip(ctx, other.ID, core.EnvTest, a.ID)
 		wantCode(t, err4, core.CodeDripNotFound)
-		got, err5 := tx.Drips().LockDrip(ctx, a.ID)
+		got, err5 := tx.Drips().LockDrip(ctx, tn.ID, a.ID)
 		if got.Status != wallet.DripConfirmed {
 			t.Errorf("after UpdateDrip = %+v", got)
 		}
@@ -283,11 +304,28 @@ func rampList(t *testing.T, s ports.Store) {
 }
 
 func walletAddressUnique(t *testing.T, s ports.Store) {
-	tn := newTenant(t, s)
+	tn, other := newTenant(t, s), newTenant(t, s)
 	w := newWallet(t, s, tn.ID, core.EnvTest)
 	again := w
 	again.ID = core.NewID(core.PrefixWallet)
 	if err := unitErr(s, func(ctx context.Context, tx ports.Tx) error { return tx.Wallets().CreateWallet(ctx, again) }); err == nil {
 		t.Error("a second wallet at the same chain and address was stored")
 	}
+	// The address stays one tenant's in its environment: another tenant cannot hold it on another chain.
+	theirs := w
+	theirs.ID, theirs.TenantID, theirs.ChainID = core.NewID(core.PrefixWallet), other.ID, w.ChainID+1
+	if err := unitErr(s, func(ctx context.Context, tx ports.Tx) error { return tx.Wallets().CreateWallet(ctx, theirs) }); err == nil {
+		t.Error("another tenant's wallet at the same address was stored")
+	}
+	// The same tenant may hold it on another chain, and the address still names the tenant.
+	mine := w
+	mine.ID, mine.ChainID = core.NewID(core.PrefixWallet), w.ChainID+1
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Wallets().CreateWallet(ctx, mine) })
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		got, err := tx.Invoices().WalletTenant(ctx, core.EnvTest, w.Address)
+		if got != tn.ID {
+			t.Errorf("WalletTenant = %s, want %s", got, tn.ID)
+		}
+		return err
+	})
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/corridorhq/corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/sdk/go/v2/corridor"
 )
 
 // The fixtures of the families that move money. Each stops where the next step needs someone

@@ -20,7 +20,7 @@ import (
 	"github.com/corridorhq/corridor/core/event"
 	"github.com/corridorhq/corridor/core/timestamp"
 	"github.com/corridorhq/corridor/core/webhook"
-	"github.com/corridorhq/corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/sdk/go/v2/corridor"
 )
 
 // pageSize is how many events one poll reads; a burst larger than this between two polls is

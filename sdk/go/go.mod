@@ -1,4 +1,4 @@
-module github.com/corridorhq/corridor/sdk/go
+module github.com/corridorhq/corridor/sdk/go/v2
 
 go 1.26.0
 

@@ -177,7 +177,14 @@ func TestAnchors_RecordedOnChain(t *testing.T) {
 	if again := w.anchor(t); again.ID != 0 {
 		t.Fatalf("a pass with nothing new anchored %+v", again)
 	}
-	metrics := w.env.Metrics(t)
+	// The state gauges are read at most once per 5 s (metrics.DefaultMinInterval): await the
+	// read that sees the mined anchor rather than a cached one from before it.
+	var metrics string
+	harness.Eventually(t, "the metrics show the mined anchor", func() bool {
+		metrics = w.env.Metrics(t)
+		return strings.Contains(metrics, "corridor_ledger_anchor_open_age_seconds 0") &&
+			!strings.Contains(metrics, "\ncorridor_ledger_anchor_last_mined_timestamp_seconds 0\n")
+	})
 	for _, line := range []string{`corridor_metrics_source_up{source="anchors"} 1`, "corridor_ledger_anchor_open_age_seconds 0"} {
 		if !strings.Contains(metrics, line) {
 			t.Fatalf("metrics lack %q:\n%s", line, metrics)

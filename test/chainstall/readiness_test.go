@@ -3,6 +3,7 @@ package chainstall
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -93,8 +94,7 @@ func TestMetrics_Chain(t *testing.T) {
 	if _, err := env.Service.Mirror.IndexChain(context.Background(), core.EnvTest); err != nil {
 		t.Fatalf("index: %v", err)
 	}
-	body := env.Metrics(t)
-	for _, want := range []string{
+	want := []string{
 		`corridor_chain_up{chain_id="84532",environment="TEST"} 1`,
 		`corridor_chain_head_block{chain_id="84532",environment="TEST"} `,
 		`corridor_chain_indexer_lag_blocks{chain_id="84532",environment="TEST"} `,
@@ -102,9 +102,18 @@ func TestMetrics_Chain(t *testing.T) {
 		`corridor_relayer_pending_transactions{chain_id="84532"} `,
 		`corridor_relayer_stuck_transactions{chain_id="84532"} `,
 		`corridor_metrics_source_up{source="chain:TEST"} 1`,
-	} {
-		if !strings.Contains(body, want) {
-			t.Errorf("metrics lack %s", want)
+	}
+	// The state gauges are read at most once per 5 s (metrics.DefaultMinInterval), so a scrape
+	// may answer a read from before the indexing (or from while another test stalled the
+	// chain): await the read that shows every series, then report what the last one lacked.
+	var body string
+	harness.Eventually(t, "the chain's series in the metrics", func() bool {
+		body = env.Metrics(t)
+		return !slices.ContainsFunc(want, func(w string) bool { return !strings.Contains(body, w) })
+	})
+	for _, w := range want {
+		if !strings.Contains(body, w) {
+			t.Errorf("metrics lack %s", w)
 		}
 	}
 }

@@ -74,11 +74,7 @@ func newChainCrash(t *testing.T, point string, extra ...string) (*chainCrash, *s
 	c.node.env = append(c.node.env, extra...)
 	first := startService(t, c.bin, c.url, point, c.node.env...)
 	c.env = crashEnv(t, first.base, c.url)
-	var err error
-	if c.conn, err = pgx.Connect(ctx, c.url); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.conn.Close(context.Background()) })
+	c.conn = dbConn(t, c.url)
 	return c, first
 }
 

@@ -175,16 +175,7 @@ func startReplica(t *testing.T, bin string, env func(addr string) []string) *ser
 // launchRun starts `corridor run` without waiting for it.
 func launchRun(t *testing.T, bin string, env func(addr string) []string) *service {
 	t.Helper()
-	addr := freeAddr(t)
-	s := &service{cmd: exec.Command(bin, "run"), base: "http://" + addr, output: &harness.SyncBuffer{}, exited: make(chan struct{})}
-	s.cmd.Env = env(addr)
-	s.cmd.Stdout, s.cmd.Stderr = s.output, s.output
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { s.err = s.cmd.Wait(); close(s.exited) }()
-	t.Cleanup(func() { s.stop(t) })
-	return s
+	return spawn(t, bin, "run", env)
 }
 
 // awaitReady polls /readyz until 200; the process ending fails the test.

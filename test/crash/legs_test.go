@@ -1,15 +1,11 @@
 package crash
 
 import (
-	"context"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/test/harness"
-	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // TestCrash_BetweenTheTenantLegs: a payment into another tenant's service balance is two
@@ -21,11 +17,7 @@ import (
 // cross-tenant-legs line ok.
 func TestCrash_BetweenTheTenantLegs(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	url := testdb.NewDatabase(ctx, t)
-	bin := buildCrashBinary(t)
-	first := startService(t, bin, url, kernel.CrashBetweenTenantLegs)
-	env := crashEnv(t, first.base, url)
+	url, bin, first, env := crashSetup(t, kernel.CrashBetweenTenantLegs, false)
 	sender, recipient := env.NewTenant(t), env.NewTenant(t)
 	sender.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "50"}).Expect(t, 201)
 	phone := verifiedRecipient(t, recipient.Root)
@@ -36,11 +28,7 @@ func TestCrash_BetweenTheTenantLegs(t *testing.T) {
 	go recipient.Root.PostIgnoringAnswer("/v1/offramp/payments/"+payID+"/confirm", `{}`)
 
 	first.waitKilled(t)
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := dbConn(t, url)
 	legs := `SELECT count(*) FROM ledger_transfers WHERE reference LIKE 'offramp:' || $1 || ':' || $2 || ':%'`
 	if status := text(t, conn, `SELECT status FROM offramp_payments WHERE id = $1`, payID); status != "DELIVERED" {
 		t.Fatalf("at the crash the payment is %s, want DELIVERED (the sender's leg committed)", status)

@@ -24,11 +24,7 @@ const usd = int64(1_000_000)
 // the client's retried create replays the same payment, and `corridor check` passes.
 func TestCrash_PayoutSubmittedBeforeItsRecord(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	url := testdb.NewDatabase(ctx, t)
-	bin := buildCrashBinary(t)
-	first := startService(t, bin, url, kernel.CrashPayoutSubmitted)
-	env := crashEnv(t, first.base, url)
+	url, bin, first, env := crashSetup(t, kernel.CrashPayoutSubmitted, false)
 	sender, recipient, phone := offrampParties(t, env)
 	create := sender.Root.With("Idempotency-Key", "crash-pay-"+sender.ID)
 	body := map[string]any{"phone": phone, "amountUsd": "7"}
@@ -38,11 +34,7 @@ func TestCrash_PayoutSubmittedBeforeItsRecord(t *testing.T) {
 	go recipient.Root.PostIgnoringAnswer("/v1/offramp/payments/"+payID+"/confirm", `{}`)
 
 	first.waitKilled(t)
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := dbConn(t, url)
 	if n := count(t, conn, `SELECT count(*) FROM payout_mock_transfers`); n != 1 {
 		t.Fatalf("the provider holds %d payouts at the crash, want the 1 it accepted", n)
 	}
@@ -78,6 +70,21 @@ func waitDelivered(t *testing.T, c *harness.Client, id string) {
 
 // crashEnv is the harness's view of a service started by this package at base over the
 // database at url: sessions signed with the harness's secret.
+// crashSetup starts one crash test: a database of its own, the crash binary and a first service
+// that dies at crashPoint (with the shipped stuck-job rescue when shipped), with a client
+// environment on it.
+func crashSetup(t *testing.T, crashPoint string, shipped bool) (url, bin string, first *service, env *harness.Env) {
+	t.Helper()
+	url = testdb.NewDatabase(context.Background(), t)
+	bin = buildCrashBinary(t)
+	if shipped {
+		first = startShipped(t, bin, url, crashPoint)
+	} else {
+		first = startService(t, bin, url, crashPoint)
+	}
+	return url, bin, first, crashEnv(t, first.base, url)
+}
+
 func crashEnv(t *testing.T, base, url string) *harness.Env {
 	t.Helper()
 	idp, err := identity.NewSandbox(harness.SessionSecret)
@@ -131,6 +138,17 @@ func runCheck(t *testing.T, bin, url string, extra ...string) (string, int) {
 		t.Fatal(err)
 	}
 	return string(out), 0
+}
+
+// dbConn connects to the crash test's database for its checks, closed when the test ends.
+func dbConn(t *testing.T, url string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return conn
 }
 
 func count(t *testing.T, conn *pgx.Conn, sql string, args ...any) int {

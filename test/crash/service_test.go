@@ -52,8 +52,19 @@ func startService(t *testing.T, bin, databaseURL, crashPoint string, extra ...st
 // startServiceWith runs `corridor serve` with the environment env gives for its address.
 func startServiceWith(t *testing.T, bin string, env func(addr string) []string) *service {
 	t.Helper()
+	s := spawn(t, bin, "serve", env)
+	if err := harness.WaitHealthy(s.base, s.exited, 90*time.Second); err != nil {
+		t.Fatalf("corridor serve: %v (%v)\n%s", err, s.err, s.output)
+	}
+	return s
+}
+
+// spawn starts `corridor <command>` on a free address with the environment env gives for it,
+// capturing its output, and stops it when the test ends; it does not wait for it to answer.
+func spawn(t *testing.T, bin, command string, env func(addr string) []string) *service {
+	t.Helper()
 	addr := freeAddr(t)
-	s := &service{cmd: exec.Command(bin, "serve"), base: "http://" + addr, output: &harness.SyncBuffer{}, exited: make(chan struct{})}
+	s := &service{cmd: exec.Command(bin, command), base: "http://" + addr, output: &harness.SyncBuffer{}, exited: make(chan struct{})}
 	s.cmd.Env = env(addr)
 	s.cmd.Stdout, s.cmd.Stderr = s.output, s.output
 	if err := s.cmd.Start(); err != nil {
@@ -61,9 +72,6 @@ func startServiceWith(t *testing.T, bin string, env func(addr string) []string) 
 	}
 	go func() { s.err = s.cmd.Wait(); close(s.exited) }()
 	t.Cleanup(func() { s.stop(t) })
-	if err := harness.WaitHealthy(s.base, s.exited, 90*time.Second); err != nil {
-		t.Fatalf("corridor serve: %v (%v)\n%s", err, s.err, s.output)
-	}
 	return s
 }
 

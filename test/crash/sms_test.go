@@ -1,15 +1,11 @@
 package crash
 
 import (
-	"context"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/test/harness"
-	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // TestCrash_SMSSentBeforeItsJobCompleted: the service is killed right after the SMS gateway
@@ -18,21 +14,13 @@ import (
 // verifies the alias.
 func TestCrash_SMSSentBeforeItsJobCompleted(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	url := testdb.NewDatabase(ctx, t)
-	bin := buildCrashBinary(t)
-	first := startService(t, bin, url, kernel.CrashSMSSent)
-	env := crashEnv(t, first.base, url)
+	url, bin, first, env := crashSetup(t, kernel.CrashSMSSent, false)
 	ten := env.NewTenant(t)
 	// The job may kill the process before the answer is read: send it without expecting one,
 	// and find the alias in the database.
 	go ten.Root.PostIgnoringAnswer("/v1/phone-aliases", `{"phone":"+14155550177"}`)
 	first.waitKilled(t)
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := dbConn(t, url)
 	aliasID := text(t, conn, `SELECT id FROM phone_aliases WHERE tenant_id = $1`, ten.ID)
 	if n := count(t, conn, `SELECT count(*) FROM sms_messages`); n != 1 {
 		t.Fatalf("the gateway holds %d texts at the crash, want the 1 it took", n)

@@ -1,13 +1,11 @@
 package crash
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/test/harness"
-	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // TestCrash_WebhookDeliveredBeforeItsRecord: the service is killed right after a partner's
@@ -16,11 +14,7 @@ import (
 // deduplicate on the event id), and every delivery ends SUCCEEDED.
 func TestCrash_WebhookDeliveredBeforeItsRecord(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	url := testdb.NewDatabase(ctx, t)
-	bin := buildCrashBinary(t)
-	first := startService(t, bin, url, kernel.CrashWebhookDelivered)
-	env := crashEnv(t, first.base, url)
+	url, bin, first, env := crashSetup(t, kernel.CrashWebhookDelivered, false)
 	sender, recipient := env.NewTenant(t), env.NewTenant(t)
 	rcv := harness.NewWebhookReceiver(t, 0)
 	ep := sender.Root.Post("/v1/webhook-endpoints", map[string]any{"url": rcv.URL() + "/hook", "events": []string{"*"}}).

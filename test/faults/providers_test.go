@@ -2,11 +2,9 @@ package faults
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +12,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/corridorhq/corridor/app/offramps"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/test/harness"
@@ -173,13 +170,10 @@ func providerPayouts(t *testing.T, paymentID string) (int, string) {
 	return n, *ref
 }
 
-// signedWebhook posts a provider webhook signed with secret.
+// signedWebhook posts a wallet_a webhook signed with secret now.
 func signedWebhook(t *testing.T, body []byte, secret string) *harness.Response {
 	t.Helper()
-	stamp := strconv.FormatInt(time.Now().Unix(), 10)
-	sig := hex.EncodeToString(offramps.SignWebhook([]byte(secret), stamp, body))
-	return harness.Shared().Client(t).With(offramps.WebhookTimestampHeader, stamp).With(offramps.WebhookSignatureHeader, sig).
-		Do("POST", "/v1/providers/wallet_a/webhooks", body)
+	return harness.Shared().ProviderWebhook(t, "wallet_a", body, secret, time.Now())
 }
 
 // waitOfframp polls the payment until done accepts its status, failing after the harness's

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/corridorhq/corridor/app/offramps"
 )
 
 // Helpers shared by the off-ramp and claim test packages.
@@ -204,4 +207,33 @@ func ExpectLedgerBalanced(t testing.TB, databaseURL string, tenants ...*Tenant) 
 			}
 		}
 	}
+}
+
+// ConfirmRoute has the recipient select the payment's quote from provider and confirm it,
+// returning the confirmation's answer; a payment with no quote from provider fails the test.
+func ConfirmRoute(t testing.TB, recipient *Client, id, provider string) map[string]any {
+	t.Helper()
+	routes := recipient.Get("/v1/offramp/payments/"+id+"/routes").Expect(t, 200).JSON(t)["routes"].([]any)
+	rid := ""
+	for _, r := range routes {
+		if r.(map[string]any)["provider"] == provider {
+			rid = r.(map[string]any)["routeId"].(string)
+		}
+	}
+	if rid == "" {
+		t.Fatalf("no %s route in %v", provider, routes)
+	}
+	recipient.Post("/v1/offramp/payments/"+id+"/select-route", map[string]any{"routeQuoteId": rid}).Expect(t, 200)
+	return recipient.Post("/v1/offramp/payments/"+id+"/confirm", nil).Expect(t, 200).JSON(t)
+}
+
+// ProviderWebhook posts body to provider's webhook route as the provider would, signed with
+// secret at the instant at (a test plays the provider: a wrong secret or a stale instant is how
+// it sends a webhook the service must refuse).
+func (e *Env) ProviderWebhook(t testing.TB, provider string, body []byte, secret string, at time.Time) *Response {
+	t.Helper()
+	stamp := strconv.FormatInt(at.Unix(), 10)
+	sig := hex.EncodeToString(offramps.SignWebhook([]byte(secret), stamp, body))
+	return e.Client(t).With(offramps.WebhookTimestampHeader, stamp).With(offramps.WebhookSignatureHeader, sig).
+		Do("POST", "/v1/providers/"+provider+"/webhooks", body)
 }

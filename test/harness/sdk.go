@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corridorhq/corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/sdk/go/v2/corridor"
 )
 
 // SDK returns the generated Go client (sdk/go/corridor) authenticated with an API key. Black-box

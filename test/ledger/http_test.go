@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -162,6 +163,53 @@ func TestDeposits_Idempotent(t *testing.T) {
 	wg.Wait()
 	if line := getBalances(t, ten.Root, "").Balances[0]; line.Total != "67" { // 42 + 20 × 1.25
 		t.Fatalf("balance after parallel deposits %+v", line)
+	}
+	if n := entryTotal(t, ten.Root, ""); n != 1+parallel {
+		t.Fatalf("%d journal entries, want %d", n, 1+parallel)
+	}
+}
+
+// TestDeposits_SameKeyRacesApplyOnce: concurrent deposits under one Idempotency-Key, whose
+// claim also locks the deposit's balance rows (the route names them before its unit runs):
+// one applies, the others replay it or are told it is in progress, and the money moves once.
+// Deposits under fresh keys in the same moment all apply.
+func TestDeposits_SameKeyRacesApplyOnce(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	const parallel = 12
+	var wg sync.WaitGroup
+	var fresh, replayed, inProgress, other atomic.Int32
+	for i := 0; i < parallel; i++ {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			r := ten.Root.With("Idempotency-Key", "one-key").Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "5"})
+			code, _ := r.JSON(t)["code"].(string)
+			switch {
+			case r.Status == 201 && r.Header.Get("Idempotent-Replayed") == "true":
+				replayed.Add(1)
+			case r.Status == 201:
+				fresh.Add(1)
+			case r.Status == 409 && code == "IDEMPOTENCY_REQUEST_IN_PROGRESS":
+				inProgress.Add(1)
+			default:
+				other.Add(1)
+				t.Errorf("same key answered %d %s", r.Status, r.Body)
+			}
+		}()
+		go func(i int) {
+			defer wg.Done()
+			ten.Root.With("Idempotency-Key", fmt.Sprintf("own-key-%d", i)).
+				Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "1"}).Expect(t, 201)
+		}(i)
+	}
+	wg.Wait()
+	if fresh.Load() != 1 || other.Load() != 0 {
+		t.Fatalf("same key: %d applied, %d replayed, %d in progress, %d other; want exactly one applied",
+			fresh.Load(), replayed.Load(), inProgress.Load(), other.Load())
+	}
+	if line := getBalances(t, ten.Root, "").Balances[0]; line.Total != "17" { // 5 once + 12 × 1
+		t.Fatalf("balance after the race %+v, want 17", line)
 	}
 	if n := entryTotal(t, ten.Root, ""); n != 1+parallel {
 		t.Fatalf("%d journal entries, want %d", n, 1+parallel)

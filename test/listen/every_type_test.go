@@ -7,7 +7,7 @@ import (
 
 	"github.com/corridorhq/corridor/core/event"
 	"github.com/corridorhq/corridor/sdk/forward"
-	"github.com/corridorhq/corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/sdk/go/v2/corridor"
 	"github.com/corridorhq/corridor/test/harness"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"github.com/corridorhq/corridor/app/checkouts"
 	"github.com/corridorhq/corridor/sdk/forward"
-	"github.com/corridorhq/corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/sdk/go/v2/corridor"
 	"github.com/corridorhq/corridor/test/harness"
 	"github.com/corridorhq/corridor/wiring"
 )

@@ -6,23 +6,6 @@ import (
 	"github.com/corridorhq/corridor/test/harness"
 )
 
-// confirmRoute has the recipient select the quote of provider and confirm.
-func confirmRoute(t *testing.T, p pair, id, provider string) {
-	t.Helper()
-	routes := p.recipient.Root.Get("/v1/offramp/payments/"+id+"/routes").Expect(t, 200).JSON(t)["routes"].([]any)
-	rid := ""
-	for _, r := range routes {
-		if r.(map[string]any)["provider"] == provider {
-			rid = r.(map[string]any)["routeId"].(string)
-		}
-	}
-	if rid == "" {
-		t.Fatalf("no %s route in %v", provider, routes)
-	}
-	p.recipient.Root.Post("/v1/offramp/payments/"+id+"/select-route", map[string]any{"routeQuoteId": rid}).Expect(t, 200)
-	p.recipient.Root.Post("/v1/offramp/payments/"+id+"/confirm", nil).Expect(t, 200)
-}
-
 // expectDestination checks one of the recipient's destinations as GET /v1/payout-destinations
 // lists it.
 func expectDestination(t *testing.T, c *harness.Client, id, status string, routable bool) {
@@ -50,7 +33,7 @@ func TestOfframp_DestinationRevokedRequotes(t *testing.T) {
 	wa := destination(t, p.recipient.Root, walletA)
 	sb := destination(t, p.recipient.Root, serviceBalance)
 	id := p.create(t, "10.000009", nil).Expect(t, 201).JSON(t)["paymentId"].(string)
-	confirmRoute(t, p, id, "wallet_a")
+	harness.ConfirmRoute(t, p.recipient.Root, id, "wallet_a")
 
 	m := waitStatus(t, p.sender.Root, id, "AWAITING_RECIPIENT_CONFIRMATION")
 	if h, _ := m["holdReasons"].([]any); len(h) != 0 || m["deliveredAt"] != nil {
@@ -68,7 +51,7 @@ func TestOfframp_DestinationRevokedRequotes(t *testing.T) {
 		t.Fatalf("ledger of a refused payout %v", l)
 	}
 
-	confirmRoute(t, p, id, "internal")
+	harness.ConfirmRoute(t, p.recipient.Root, id, "internal")
 	waitStatus(t, p.sender.Root, id, "DELIVERED")
 	harness.ExpectServiceBalance(t, p.sender.Root, 20*usd-10_000_009, 0)
 	trialBalanceZero(t, p.sender, p.recipient)
@@ -83,7 +66,7 @@ func TestOfframp_DestinationRevokedHolds(t *testing.T) {
 	p := newPair(t, "30")
 	wa := destination(t, p.recipient.Root, walletA)
 	id := p.create(t, "10.000009", nil).Expect(t, 201).JSON(t)["paymentId"].(string)
-	confirmRoute(t, p, id, "wallet_a")
+	harness.ConfirmRoute(t, p.recipient.Root, id, "wallet_a")
 
 	m := waitStatus(t, p.sender.Root, id, "COMPLIANCE_HOLD")
 	if h, _ := m["holdReasons"].([]any); len(h) != 1 || h[0] != "PROVIDER_DESTINATION_REVOKED" {
@@ -105,7 +88,7 @@ func TestOfframp_DestinationRevokedHolds(t *testing.T) {
 	if h, _ := m["holdReasons"].([]any); len(h) != 0 {
 		t.Fatalf("hold kept %v", m)
 	}
-	confirmRoute(t, p, id, "internal")
+	harness.ConfirmRoute(t, p.recipient.Root, id, "internal")
 	waitStatus(t, p.sender.Root, id, "DELIVERED")
 	trialBalanceZero(t, p.sender, p.recipient)
 }
@@ -122,13 +105,13 @@ func TestOfframp_DestinationRevokedUnpins(t *testing.T) {
 	if created["requestedDestinationId"] != wa {
 		t.Fatalf("pinned payment %v", created)
 	}
-	confirmRoute(t, p, id, "wallet_a")
+	harness.ConfirmRoute(t, p.recipient.Root, id, "wallet_a")
 
 	m := waitStatus(t, p.sender.Root, id, "AWAITING_RECIPIENT_CONFIRMATION")
 	if m["requestedDestinationId"] != nil {
 		t.Fatalf("still pinned to the revoked destination %v", m)
 	}
-	confirmRoute(t, p, id, "internal")
+	harness.ConfirmRoute(t, p.recipient.Root, id, "internal")
 	waitStatus(t, p.sender.Root, id, "DELIVERED")
 	trialBalanceZero(t, p.sender, p.recipient)
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/corridorhq/corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/sdk/go/v2/corridor"
 	"github.com/corridorhq/corridor/test/harness"
 )
 

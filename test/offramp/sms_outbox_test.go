@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/test/harness"
 )
 
@@ -106,8 +107,8 @@ func TestSMSOutbox_PurgeIsAPeriodicJob(t *testing.T) {
 }
 
 // TestSMSOutbox_SentAfterCommitOncePerKey: creating an alias answers with its text queued as an
-// outbox job committed with it (not yet sent by the request); the job sends it; running the
-// job again with the same idempotency key sends nothing more.
+// outbox job committed with it (not yet sent by the request), in the texts' own queue; the job
+// sends it; running the job again with the same idempotency key sends nothing more.
 func TestSMSOutbox_SentAfterCommitOncePerKey(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
@@ -115,8 +116,12 @@ func TestSMSOutbox_SentAfterCommitOncePerKey(t *testing.T) {
 	conn := outboxConn(t)
 	alias := ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201).JSON(t)
 	var raw []byte
-	if err := conn.QueryRow(ctx, `SELECT args FROM river_job WHERE kind = 'sms.send' AND args->>'tenantId' = $1`, ten.ID).Scan(&raw); err != nil {
+	var queue string
+	if err := conn.QueryRow(ctx, `SELECT args, queue FROM river_job WHERE kind = 'sms.send' AND args->>'tenantId' = $1`, ten.ID).Scan(&raw, &queue); err != nil {
 		t.Fatalf("no sms.send job committed with the alias: %v", err)
+	}
+	if queue != ports.QueueTexts {
+		t.Fatalf("the text waits in queue %q, want its own %q (not behind the default queue's backlog)", queue, ports.QueueTexts)
 	}
 	var args recipients.SMSSendArgs
 	if err := json.Unmarshal(raw, &args); err != nil {

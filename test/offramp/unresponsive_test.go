@@ -44,7 +44,7 @@ func TestOfframp_PollsExhausted(t *testing.T) {
 	// The provider's next report (still pending) takes it back to PROVIDER_PROCESSING, the hold
 	// cleared.
 	now := time.Now()
-	webhook(t, "wallet_a", []byte(fmt.Sprintf(`{"eventId":"evt_%s_resume","reference":%q}`, id, ref)), harness.WebhookSecret, now).Expect(t, 200)
+	env().ProviderWebhook(t, "wallet_a", []byte(fmt.Sprintf(`{"eventId":"evt_%s_resume","reference":%q}`, id, ref)), harness.WebhookSecret, now).Expect(t, 200)
 	// (The restarted polls cannot run out again before this read: their window is 5 s.)
 	g := get(t, p.sender.Root, id)
 	if g["status"] != "PROVIDER_PROCESSING" && g["status"] != "DELIVERED" {
@@ -58,7 +58,7 @@ func TestOfframp_PollsExhausted(t *testing.T) {
 		if i > 300 {
 			t.Fatalf("never delivered: %v", get(t, p.sender.Root, id))
 		}
-		webhook(t, "wallet_a", []byte(fmt.Sprintf(`{"eventId":"evt_%s_%d","reference":%q}`, id, i, ref)), harness.WebhookSecret, now).Expect(t, 200)
+		env().ProviderWebhook(t, "wallet_a", []byte(fmt.Sprintf(`{"eventId":"evt_%s_%d","reference":%q}`, id, i, ref)), harness.WebhookSecret, now).Expect(t, 200)
 		sleep()
 	}
 	final := get(t, p.sender.Root, id)

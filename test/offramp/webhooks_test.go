@@ -36,15 +36,6 @@ func providerReference(t *testing.T, id string) string {
 	return *ref
 }
 
-// webhook posts a raw body signed with secret at ts.
-func webhook(t *testing.T, provider string, body []byte, secret string, ts time.Time) *harness.Response {
-	t.Helper()
-	stamp := strconv.FormatInt(ts.Unix(), 10)
-	sig := hex.EncodeToString(offramps.SignWebhook([]byte(secret), stamp, body))
-	return env().Client(t).With(offramps.WebhookTimestampHeader, stamp).With(offramps.WebhookSignatureHeader, sig).
-		Do("POST", "/v1/providers/"+provider+"/webhooks", body)
-}
-
 func TestOfframp_ProviderWebhooks(t *testing.T) {
 	t.Parallel()
 	p := newPair(t, "20")
@@ -56,10 +47,10 @@ func TestOfframp_ProviderWebhooks(t *testing.T) {
 	body := []byte(fmt.Sprintf(`{"eventId":"evt_%s_1","reference":%q}`, id, ref))
 
 	// Bad signatures, stale timestamps, unknown providers: 401, nothing happens.
-	webhook(t, "wallet_a", body, "wrong-secret", now).ExpectError(t, 401, "UNAUTHENTICATED")
-	webhook(t, "wallet_a", body, harness.WebhookSecret, now.Add(-time.Hour)).ExpectError(t, 401, "UNAUTHENTICATED")
-	webhook(t, "internal", body, harness.WebhookSecret, now).ExpectError(t, 401, "UNAUTHENTICATED")
-	webhook(t, "nope", body, harness.WebhookSecret, now).ExpectError(t, 401, "UNAUTHENTICATED")
+	env().ProviderWebhook(t, "wallet_a", body, "wrong-secret", now).ExpectError(t, 401, "UNAUTHENTICATED")
+	env().ProviderWebhook(t, "wallet_a", body, harness.WebhookSecret, now.Add(-time.Hour)).ExpectError(t, 401, "UNAUTHENTICATED")
+	env().ProviderWebhook(t, "internal", body, harness.WebhookSecret, now).ExpectError(t, 401, "UNAUTHENTICATED")
+	env().ProviderWebhook(t, "nope", body, harness.WebhookSecret, now).ExpectError(t, 401, "UNAUTHENTICATED")
 	tampered := bytes.Replace(body, []byte("_1"), []byte("_2"), 1)
 	stamp := strconv.FormatInt(now.Unix(), 10)
 	sig := hex.EncodeToString(offramps.SignWebhook([]byte(harness.WebhookSecret), stamp, body))
@@ -68,25 +59,25 @@ func TestOfframp_ProviderWebhooks(t *testing.T) {
 	r.ExpectError(t, 401, "UNAUTHENTICATED")
 
 	// A signed webhook moves the provider a step; its replay is harmless.
-	if m := webhook(t, "wallet_a", body, harness.WebhookSecret, now).Expect(t, 200).JSON(t); m["received"] != true || m["duplicate"] != false {
+	if m := env().ProviderWebhook(t, "wallet_a", body, harness.WebhookSecret, now).Expect(t, 200).JSON(t); m["received"] != true || m["duplicate"] != false {
 		t.Fatalf("webhook %v", m)
 	}
-	if m := webhook(t, "wallet_a", body, harness.WebhookSecret, now).Expect(t, 200).JSON(t); m["duplicate"] != true {
+	if m := env().ProviderWebhook(t, "wallet_a", body, harness.WebhookSecret, now).Expect(t, 200).JSON(t); m["duplicate"] != true {
 		t.Fatalf("replay %v", m)
 	}
 	for i := 2; get(t, p.sender.Root, id)["status"] != "DELIVERED"; i++ {
 		if i > 200 {
 			t.Fatal("never delivered")
 		}
-		webhook(t, "wallet_a", []byte(fmt.Sprintf(`{"eventId":"evt_%s_%d","reference":%q}`, id, i, ref)), harness.WebhookSecret, now).Expect(t, 200)
+		env().ProviderWebhook(t, "wallet_a", []byte(fmt.Sprintf(`{"eventId":"evt_%s_%d","reference":%q}`, id, i, ref)), harness.WebhookSecret, now).Expect(t, 200)
 		sleep()
 	}
 	ledger := harness.PaymentLedger(t, env().DatabaseURL, id)
 	// Late and duplicate webhooks after DELIVERED change nothing.
 	for i := 0; i < 3; i++ {
-		webhook(t, "wallet_a", []byte(fmt.Sprintf(`{"eventId":"evt_%s_late_%d","reference":%q}`, id, i, ref)), harness.WebhookSecret, now).Expect(t, 200)
+		env().ProviderWebhook(t, "wallet_a", []byte(fmt.Sprintf(`{"eventId":"evt_%s_late_%d","reference":%q}`, id, i, ref)), harness.WebhookSecret, now).Expect(t, 200)
 	}
-	webhook(t, "wallet_a", body, harness.WebhookSecret, now).Expect(t, 200)
+	env().ProviderWebhook(t, "wallet_a", body, harness.WebhookSecret, now).Expect(t, 200)
 	if g := get(t, p.sender.Root, id); g["status"] != "DELIVERED" {
 		t.Fatalf("after late webhooks %v", g)
 	}
@@ -94,8 +85,8 @@ func TestOfframp_ProviderWebhooks(t *testing.T) {
 		t.Fatalf("ledger moved after DELIVERED: %v then %v", ledger, after)
 	}
 	// A webhook for a reference the service does not know is acknowledged and ignored.
-	webhook(t, "wallet_a", []byte(`{"eventId":"evt_unknown_ref","reference":"mock_nope"}`), harness.WebhookSecret, now).Expect(t, 200)
-	webhook(t, "wallet_a", []byte(`{"reference":"x"}`), harness.WebhookSecret, now).ExpectError(t, 400, "VALIDATION_FAILED")
+	env().ProviderWebhook(t, "wallet_a", []byte(`{"eventId":"evt_unknown_ref","reference":"mock_nope"}`), harness.WebhookSecret, now).Expect(t, 200)
+	env().ProviderWebhook(t, "wallet_a", []byte(`{"reference":"x"}`), harness.WebhookSecret, now).ExpectError(t, 400, "VALIDATION_FAILED")
 	trialBalanceZero(t, p.sender, p.recipient)
 }
 

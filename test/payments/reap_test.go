@@ -28,7 +28,7 @@ func TestPayments_ReapStuckExecution(t *testing.T) {
 	setExecuting := func(updatedAt time.Time) {
 		t.Helper()
 		err := env().Service.Store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-			p, err := tx.Payments().LockPayment(ctx, id)
+			p, err := tx.Payments().LockPayment(ctx, "", id)
 			if err != nil {
 				return err
 			}

@@ -7,7 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/corridorhq/corridor/core/safe"
-	"github.com/corridorhq/corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/sdk/go/v2/corridor"
 	"github.com/corridorhq/corridor/test/harness"
 )
 

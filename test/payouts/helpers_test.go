@@ -37,18 +37,7 @@ func (p pair) create(t *testing.T, amountUSD string) map[string]any {
 // selectAndConfirm has the recipient select the quote of provider and confirm.
 func selectAndConfirm(t *testing.T, p pair, id, provider string) map[string]any {
 	t.Helper()
-	routes := p.recipient.Root.Get("/v1/offramp/payments/"+id+"/routes").Expect(t, 200).JSON(t)["routes"].([]any)
-	rid := ""
-	for _, r := range routes {
-		if r.(map[string]any)["provider"] == provider {
-			rid = r.(map[string]any)["routeId"].(string)
-		}
-	}
-	if rid == "" {
-		t.Fatalf("no %s route in %v", provider, routes)
-	}
-	p.recipient.Root.Post("/v1/offramp/payments/"+id+"/select-route", map[string]any{"routeQuoteId": rid}).Expect(t, 200)
-	return p.recipient.Root.Post("/v1/offramp/payments/"+id+"/confirm", nil).Expect(t, 200).JSON(t)
+	return harness.ConfirmRoute(t, p.recipient.Root, id, provider)
 }
 
 func waitStatus(t *testing.T, c *harness.Client, id, want string) map[string]any {

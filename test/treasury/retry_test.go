@@ -35,9 +35,9 @@ func (r treasurySpyRepo) CreateAccount(ctx context.Context, a treasury.Account) 
 	return r.TreasuryRepo.CreateAccount(ctx, a)
 }
 
-func (r treasurySpyRepo) SetClockOffset(ctx context.Context, accountID string, days int) error {
+func (r treasurySpyRepo) SetClockOffset(ctx context.Context, tenantID, accountID string, days int) error {
 	*r.hit = true
-	return r.TreasuryRepo.SetClockOffset(ctx, accountID, days)
+	return r.TreasuryRepo.SetClockOffset(ctx, tenantID, accountID, days)
 }
 
 func retryingServer(t *testing.T) (*harness.Env, *atomic.Int64) {

@@ -10848,7 +10848,7 @@ export interface operations {
                      *       "apiVersion": "1",
                      *       "build": {
                      *         "commit": "0123456789abcdef0123456789abcdef01234567",
-                     *         "version": "1.0.0+0123456789ab"
+                     *         "version": "2.0.0+0123456789ab"
                      *       },
                      *       "chains": [
                      *         {

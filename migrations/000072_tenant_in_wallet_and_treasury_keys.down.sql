@@ -1,0 +1,102 @@
+DELETE FROM tenant_lookups WHERE kind IN ('wallet_address', 'handle');
+
+ALTER TABLE treasury_sweeps DROP CONSTRAINT treasury_sweeps_account_id_fkey;
+ALTER TABLE treasury_sweeps DROP CONSTRAINT treasury_sweeps_source_bucket_id_fkey;
+ALTER TABLE treasury_sweeps DROP CONSTRAINT treasury_sweeps_dest_bucket_id_fkey;
+ALTER TABLE treasury_sweeps DROP CONSTRAINT treasury_sweeps_rule_id_fkey;
+ALTER TABLE treasury_sweeps DROP CONSTRAINT treasury_sweeps_payment_id_fkey;
+ALTER TABLE treasury_rules DROP CONSTRAINT treasury_rules_account_id_fkey;
+ALTER TABLE treasury_rules DROP CONSTRAINT treasury_rules_source_bucket_id_fkey;
+ALTER TABLE treasury_rules DROP CONSTRAINT treasury_rules_dest_bucket_id_fkey;
+ALTER TABLE treasury_buckets DROP CONSTRAINT treasury_buckets_account_id_fkey;
+ALTER TABLE treasury_buckets DROP CONSTRAINT treasury_buckets_wallet_id_fkey;
+ALTER TABLE bills DROP CONSTRAINT IF EXISTS bills_payer_payment_id_fkey;
+ALTER TABLE invoices DROP CONSTRAINT IF EXISTS invoices_hold_wallet_id_fkey;
+ALTER TABLE invoices DROP CONSTRAINT IF EXISTS invoices_refund_payment_id_fkey;
+ALTER TABLE invoices DROP CONSTRAINT IF EXISTS invoices_release_payment_id_fkey;
+ALTER TABLE cards DROP CONSTRAINT IF EXISTS cards_wallet_id_fkey;
+ALTER TABLE ramps DROP CONSTRAINT ramps_wallet_id_fkey;
+ALTER TABLE ramps DROP CONSTRAINT ramps_drip_id_fkey;
+ALTER TABLE ramps DROP CONSTRAINT ramps_payment_id_fkey;
+ALTER TABLE safe_payments DROP CONSTRAINT safe_payments_source_wallet_id_fkey;
+ALTER TABLE drips DROP CONSTRAINT drips_wallet_id_fkey;
+ALTER TABLE handles DROP CONSTRAINT handles_wallet_id_fkey;
+
+DROP INDEX treasury_sweeps_rule_idx;
+CREATE INDEX treasury_sweeps_rule_idx ON treasury_sweeps (rule_id, id) WHERE rule_id IS NOT NULL;
+DROP INDEX treasury_sweeps_account_idx;
+CREATE INDEX treasury_sweeps_account_idx ON treasury_sweeps (account_id, id);
+ALTER TABLE treasury_sweeps DROP CONSTRAINT treasury_sweeps_payment_id_key;
+ALTER TABLE treasury_sweeps ADD CONSTRAINT treasury_sweeps_payment_id_key UNIQUE (payment_id);
+ALTER TABLE treasury_sweeps DROP CONSTRAINT treasury_sweeps_pkey;
+ALTER TABLE treasury_sweeps ADD CONSTRAINT treasury_sweeps_pkey PRIMARY KEY (id);
+DROP INDEX treasury_rules_account_idx;
+CREATE INDEX treasury_rules_account_idx ON treasury_rules (account_id, id) WHERE deleted_at IS NULL;
+ALTER TABLE treasury_rules DROP CONSTRAINT treasury_rules_pkey;
+ALTER TABLE treasury_rules ADD CONSTRAINT treasury_rules_pkey PRIMARY KEY (id);
+ALTER TABLE treasury_buckets DROP CONSTRAINT treasury_buckets_wallet_id_key;
+ALTER TABLE treasury_buckets ADD CONSTRAINT treasury_buckets_wallet_id_key UNIQUE (wallet_id);
+CREATE UNIQUE INDEX treasury_buckets_wallet ON treasury_buckets (wallet_id);
+ALTER TABLE treasury_buckets DROP CONSTRAINT treasury_buckets_account_id_position_key;
+ALTER TABLE treasury_buckets ADD CONSTRAINT treasury_buckets_account_id_position_key UNIQUE (account_id, position);
+ALTER TABLE treasury_buckets DROP CONSTRAINT treasury_buckets_pkey;
+ALTER TABLE treasury_buckets ADD CONSTRAINT treasury_buckets_pkey PRIMARY KEY (id);
+ALTER TABLE treasury_buckets DROP COLUMN tenant_id;
+ALTER TABLE treasury_accounts DROP CONSTRAINT treasury_accounts_pkey;
+ALTER TABLE treasury_accounts ADD CONSTRAINT treasury_accounts_pkey PRIMARY KEY (id);
+
+DROP INDEX ramps_wallet_idx;
+CREATE INDEX ramps_wallet_idx ON ramps (wallet_id, id);
+ALTER TABLE ramps DROP CONSTRAINT ramps_payment_id_key;
+ALTER TABLE ramps ADD CONSTRAINT ramps_payment_id_key UNIQUE (payment_id);
+ALTER TABLE ramps DROP CONSTRAINT ramps_drip_id_key;
+ALTER TABLE ramps ADD CONSTRAINT ramps_drip_id_key UNIQUE (drip_id);
+ALTER TABLE ramps DROP CONSTRAINT ramps_pkey;
+ALTER TABLE ramps ADD CONSTRAINT ramps_pkey PRIMARY KEY (id);
+
+DROP INDEX safe_payments_wallet_pending_idx;
+CREATE INDEX safe_payments_wallet_pending_idx ON safe_payments (source_wallet_id, safe_nonce)
+    WHERE status IN ('CREATED', 'AWAITING_SIGNATURE', 'SIGNING', 'READY_TO_EXECUTE', 'EXECUTING');
+DROP INDEX safe_payments_source_created_idx;
+CREATE INDEX safe_payments_source_created_idx ON safe_payments (source_wallet_id, created_at DESC, id DESC);
+ALTER TABLE safe_payments DROP CONSTRAINT safe_payments_pkey;
+ALTER TABLE safe_payments ADD CONSTRAINT safe_payments_pkey PRIMARY KEY (id);
+
+DROP INDEX drips_wallet_created_idx;
+CREATE INDEX drips_wallet_created_idx ON drips (wallet_id, created_at);
+ALTER TABLE drips DROP CONSTRAINT drips_chain_tx_hash_key;
+ALTER TABLE drips ADD CONSTRAINT drips_chain_tx_hash_key UNIQUE (chain_id, tx_hash);
+ALTER TABLE drips DROP CONSTRAINT drips_pkey;
+ALTER TABLE drips ADD CONSTRAINT drips_pkey PRIMARY KEY (id);
+
+DROP INDEX handles_wallet_idx;
+CREATE INDEX handles_wallet_idx ON handles (wallet_id);
+ALTER TABLE handles DROP CONSTRAINT handles_pkey;
+ALTER TABLE handles ADD CONSTRAINT handles_pkey PRIMARY KEY (environment, handle);
+
+ALTER TABLE wallets DROP CONSTRAINT wallets_chain_address_key;
+ALTER TABLE wallets ADD CONSTRAINT wallets_chain_address_key UNIQUE (chain_id, address);
+ALTER TABLE wallets DROP CONSTRAINT wallets_pkey;
+ALTER TABLE wallets ADD CONSTRAINT wallets_pkey PRIMARY KEY (id);
+
+ALTER TABLE handles ADD CONSTRAINT handles_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES wallets (id);
+ALTER TABLE drips ADD CONSTRAINT drips_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES wallets (id);
+ALTER TABLE safe_payments ADD CONSTRAINT safe_payments_source_wallet_id_fkey FOREIGN KEY (source_wallet_id) REFERENCES wallets (id);
+ALTER TABLE ramps ADD CONSTRAINT ramps_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES wallets (id);
+ALTER TABLE ramps ADD CONSTRAINT ramps_drip_id_fkey FOREIGN KEY (drip_id) REFERENCES drips (id);
+ALTER TABLE ramps ADD CONSTRAINT ramps_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES safe_payments (id);
+ALTER TABLE cards ADD CONSTRAINT cards_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES wallets (id);
+ALTER TABLE invoices ADD CONSTRAINT invoices_hold_wallet_id_fkey FOREIGN KEY (hold_wallet_id) REFERENCES wallets (id);
+ALTER TABLE invoices ADD CONSTRAINT invoices_refund_payment_id_fkey FOREIGN KEY (refund_payment_id) REFERENCES safe_payments (id);
+ALTER TABLE invoices ADD CONSTRAINT invoices_release_payment_id_fkey FOREIGN KEY (release_payment_id) REFERENCES safe_payments (id);
+ALTER TABLE bills ADD CONSTRAINT bills_payer_payment_id_fkey FOREIGN KEY (payer_payment_id) REFERENCES safe_payments (id);
+ALTER TABLE treasury_buckets ADD CONSTRAINT treasury_buckets_account_id_fkey FOREIGN KEY (account_id) REFERENCES treasury_accounts (id);
+ALTER TABLE treasury_buckets ADD CONSTRAINT treasury_buckets_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES wallets (id);
+ALTER TABLE treasury_rules ADD CONSTRAINT treasury_rules_account_id_fkey FOREIGN KEY (account_id) REFERENCES treasury_accounts (id);
+ALTER TABLE treasury_rules ADD CONSTRAINT treasury_rules_source_bucket_id_fkey FOREIGN KEY (source_bucket_id) REFERENCES treasury_buckets (id);
+ALTER TABLE treasury_rules ADD CONSTRAINT treasury_rules_dest_bucket_id_fkey FOREIGN KEY (dest_bucket_id) REFERENCES treasury_buckets (id);
+ALTER TABLE treasury_sweeps ADD CONSTRAINT treasury_sweeps_account_id_fkey FOREIGN KEY (account_id) REFERENCES treasury_accounts (id);
+ALTER TABLE treasury_sweeps ADD CONSTRAINT treasury_sweeps_source_bucket_id_fkey FOREIGN KEY (source_bucket_id) REFERENCES treasury_buckets (id);
+ALTER TABLE treasury_sweeps ADD CONSTRAINT treasury_sweeps_dest_bucket_id_fkey FOREIGN KEY (dest_bucket_id) REFERENCES treasury_buckets (id);
+ALTER TABLE treasury_sweeps ADD CONSTRAINT treasury_sweeps_rule_id_fkey FOREIGN KEY (rule_id) REFERENCES treasury_rules (id);
+ALTER TABLE treasury_sweeps ADD CONSTRAINT treasury_sweeps_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES safe_payments (id);
