@@ -50,9 +50,19 @@ const (
   JOIN ledger_transfers t ON t.id = p.transfer_id
   WHERE a.tenant_id = ?tenant AND a.environment = ?env AND a.kind = ?kind
     AND (?wallet = '' OR a.reference = 'wallet:' || ?wallet || ':onchain')
-    AND NOT (p.amount < 0 AND EXISTS (SELECT 1 FROM safe_payments sp
-      WHERE sp.tenant_id = a.tenant_id AND sp.source_wallet_id = ` + activityWalletOfReference + ` AND sp.kind = 'transfer'
-        AND lower(sp.executed_tx_hash) = lower(t.metadata->>'txHash')))`
+    AND NOT (p.amount < 0 AND EXISTS (SELECT 1 FROM executed e
+      WHERE e.wallet_id = ` + activityWalletOfReference + ` AND e.tx_hash = lower(t.metadata->>'txHash')))`
+
+	// activityExecutedSQL names the tenant's executed Safe transfers, whose mirror lines the
+	// payments' rows already show. It is read once, before the sources, rather than as a
+	// subquery of the mirror's lines: on Citus the Safe payments are on the tenant's shard and
+	// the ledger on the coordinator, and Citus refuses a correlated subquery joining the two,
+	// while a materialized CTE is planned on its own (one shard) and joined as its result.
+	activityExecutedSQL = `WITH executed AS MATERIALIZED (SELECT sp.source_wallet_id AS wallet_id, lower(sp.executed_tx_hash) AS tx_hash
+  FROM safe_payments sp
+  WHERE sp.tenant_id = ?tenant AND sp.kind = 'transfer' AND sp.executed_tx_hash IS NOT NULL
+    AND (?wallet = '' OR sp.source_wallet_id = ?wallet))
+`
 
 	// activityCheckoutsSQL: a completed checkout is a payment received, at the moment it
 	// completed, for the amount its deposit address received. Checkouts are paid into the
@@ -91,13 +101,13 @@ func (r walletActivityRepo) ListWalletActivity(ctx context.Context, q ports.Acti
 		parts[i] = fmt.Sprintf("(SELECT * FROM (%s) s WHERE %s ORDER BY created_at DESC, id DESC LIMIT %d)", src, activityFilterSQL, depth)
 		counts[i] = fmt.Sprintf("(SELECT count(*) FROM (%s) s WHERE %s)", src, activityFilterSQL)
 	}
-	pageSQL := fmt.Sprintf("SELECT * FROM (\n%s\n) u ORDER BY created_at DESC, id DESC LIMIT %d OFFSET %d",
+	pageSQL := activityExecutedSQL + fmt.Sprintf("SELECT * FROM (\n%s\n) u ORDER BY created_at DESC, id DESC LIMIT %d OFFSET %d",
 		strings.Join(parts, "\n  UNION ALL\n"), page.Take, page.Skip)
 	var rows []walletActivityRow
 	if err := r.db.NewRaw(pageSQL, args).Scan(ctx, &rows); err != nil {
 		return nil, 0, err
 	}
-	countSQL := "SELECT " + strings.Join(counts, " + ")
+	countSQL := activityExecutedSQL + "SELECT " + strings.Join(counts, " + ")
 	var total int
 	if err := r.db.NewRaw(countSQL, args).Scan(ctx, &total); err != nil {
 		return nil, 0, err
