@@ -23,7 +23,7 @@ import (
 func awaitMirrored(t *testing.T, walletID string, posted int64) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	tenantID := walletTenant(t, walletID)
+	tenantID := env().WalletTenant(t, walletID)
 	for {
 		if err := env().Service.Mirror.RequestChainIndex(context.Background(), core.EnvTest); err != nil {
 			t.Fatal(err)
@@ -385,16 +385,4 @@ func TestAgents_CardIssueWalletNotDeployed(t *testing.T) {
 	if list := ten.Root.Get("/v1/cards").Expect(t, 200).JSON(t); list["total"] != float64(0) {
 		t.Fatalf("cards: %v", list)
 	}
-}
-
-// walletTenant is the wallet's tenant: the home of its mirror account, which a read by
-// reference names.
-func walletTenant(t *testing.T, walletID string) string {
-	t.Helper()
-	var tenantID string
-	err := env().Service.Store.DB().QueryRowContext(context.Background(), `SELECT tenant_id FROM wallets WHERE id = ?`, walletID).Scan(&tenantID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tenantID
 }

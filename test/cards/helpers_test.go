@@ -100,7 +100,7 @@ func inTx(t *testing.T, fn func(ctx context.Context, tx ports.Tx) error) {
 func mirrorBalance(t *testing.T, walletID string) ledger.Balance {
 	t.Helper()
 	var b ledger.Balance
-	tenantID := walletTenant(t, walletID)
+	tenantID := env().WalletTenant(t, walletID)
 	err := env().Service.Store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
 		account, err := tx.Ledger().FindAccountByReference(ctx, core.EnvTest, ledger.AssetUSDC, tenantID, ledger.WalletOnchainRef(walletID))
 		if err != nil {
@@ -178,16 +178,4 @@ func assertZeroDrift(t *testing.T, c *harness.Client, walletID, want string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-// walletTenant is the wallet's tenant: the home of its mirror account, which a read by
-// reference names.
-func walletTenant(t *testing.T, walletID string) string {
-	t.Helper()
-	var tenantID string
-	err := env().Service.Store.DB().QueryRowContext(context.Background(), `SELECT tenant_id FROM wallets WHERE id = ?`, walletID).Scan(&tenantID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tenantID
 }

@@ -393,3 +393,15 @@ func (l *trackedListener) closeAll() {
 	}
 	l.open = map[net.Conn]struct{}{}
 }
+
+// WalletTenant is the wallet's tenant, read from its row: the home of the wallet's mirror
+// account, which a ledger read by reference names.
+func (e *Env) WalletTenant(t testing.TB, walletID string) string {
+	t.Helper()
+	var tenantID string
+	err := e.Service.Store.DB().QueryRowContext(context.Background(), `SELECT tenant_id FROM wallets WHERE id = ?`, walletID).Scan(&tenantID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tenantID
+}

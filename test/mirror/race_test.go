@@ -114,12 +114,12 @@ func storeWallet(t *testing.T, w wallet.Wallet) {
 	inTx(t, func(ctx context.Context, tx ports.Tx) error { return tx.Wallets().CreateWallet(ctx, w) })
 }
 
-func ledgerBalance(t *testing.T, env core.Environment, walletID string) int64 {
+func ledgerBalance(t *testing.T, environment core.Environment, walletID string) int64 {
 	t.Helper()
 	var posted int64
-	tenantID := walletTenant(t, walletID)
+	tenantID := env().WalletTenant(t, walletID)
 	inTx(t, func(ctx context.Context, tx ports.Tx) error {
-		account, err := tx.Ledger().FindAccountByReference(ctx, env, ledger.AssetUSDC, tenantID, ledger.WalletOnchainRef(walletID))
+		account, err := tx.Ledger().FindAccountByReference(ctx, environment, ledger.AssetUSDC, tenantID, ledger.WalletOnchainRef(walletID))
 		if err != nil {
 			return err
 		}
@@ -128,16 +128,4 @@ func ledgerBalance(t *testing.T, env core.Environment, walletID string) int64 {
 		return err
 	})
 	return posted
-}
-
-// walletTenant is the wallet's tenant: the home of its mirror account, which a read by
-// reference names.
-func walletTenant(t *testing.T, walletID string) string {
-	t.Helper()
-	var tenantID string
-	err := env().Service.Store.DB().QueryRowContext(context.Background(), `SELECT tenant_id FROM wallets WHERE id = ?`, walletID).Scan(&tenantID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tenantID
 }

@@ -152,7 +152,7 @@ func index(t *testing.T) {
 func ledgerBalance(t *testing.T, address common.Address) int64 {
 	t.Helper()
 	var posted int64
-	tenantID := walletTenant(t, walletIDs[address])
+	tenantID := env().WalletTenant(t, walletIDs[address])
 	inTx(t, func(ctx context.Context, tx ports.Tx) error {
 		account, err := tx.Ledger().FindAccountByReference(ctx, core.EnvTest, ledger.AssetUSDC, tenantID, ledger.WalletOnchainRef(walletIDs[address]))
 		var domain *core.Error
@@ -176,16 +176,4 @@ func onchain(t *testing.T, address common.Address) int64 {
 		t.Fatal(err)
 	}
 	return b.Int64()
-}
-
-// walletTenant is the wallet's tenant: the home of its mirror account, which a read by
-// reference names.
-func walletTenant(t *testing.T, walletID string) string {
-	t.Helper()
-	var tenantID string
-	err := env().Service.Store.DB().QueryRowContext(context.Background(), `SELECT tenant_id FROM wallets WHERE id = ?`, walletID).Scan(&tenantID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tenantID
 }
