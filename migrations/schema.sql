@@ -707,6 +707,7 @@ CREATE TABLE public.ledger_postings (
     pending_debits_after bigint NOT NULL,
     pending_credits_after bigint NOT NULL,
     home_tenant_id text NOT NULL,
+    transfer_home_tenant_id text NOT NULL,
     CONSTRAINT ledger_postings_amount_check CHECK ((amount <> 0)),
     CONSTRAINT ledger_postings_pending_credits_after_check CHECK ((pending_credits_after >= 0)),
     CONSTRAINT ledger_postings_pending_debits_after_check CHECK ((pending_debits_after >= 0))

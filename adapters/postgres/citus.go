@@ -227,7 +227,38 @@ func place(ctx context.Context, conn *sql.Conn, p TablePlacement) ([]foreignKey,
 	if err != nil {
 		return deferred, err
 	}
+	if err := swapToPerHomeKeys(ctx, conn, p.Table); err != nil {
+		return deferred, err
+	}
 	return deferred, distributeTable(ctx, conn, p)
+}
+
+// uniqueKey is a unique constraint by name and columns.
+type uniqueKey struct{ name, columns string }
+
+// perHomeKeys are the ledger's unique keys that leave out the home (home_tenant_id, the
+// ledger's distribution column), with the per-home key each becomes before its table is
+// distributed: Citus refuses a unique key without the distribution column. The name stays, so
+// the store translates a violation as before (an account opened twice, a replayed reference).
+// On PostgreSQL the keys stay global: a reference taken in another home is refused there
+// (LEDGER_REFERENCE_CONFLICT), which on Citus corridor check's ledger-keys-across-homes line
+// reports instead.
+var perHomeKeys = map[string][]uniqueKey{
+	"ledger_accounts":  {{"ledger_accounts_reference_key", "environment, asset, reference, home_tenant_id"}},
+	"ledger_transfers": {{"ledger_transfers_reference_key", "environment, reference, home_tenant_id"}},
+}
+
+// swapToPerHomeKeys replaces table's global unique keys with their per-home keys
+// (perHomeKeys), each in one statement, so the table is never without one.
+func swapToPerHomeKeys(ctx context.Context, conn *sql.Conn, table string) error {
+	for _, k := range perHomeKeys[table] {
+		q := fmt.Sprintf(`ALTER TABLE %s DROP CONSTRAINT %s, ADD CONSTRAINT %s UNIQUE (%s)`,
+			quoteIdent(table), quoteIdent(k.name), quoteIdent(k.name), k.columns)
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("per-home key %s: %w", k.name, err)
+		}
+	}
+	return nil
 }
 
 // distributeTable makes one table a reference or distributed table and empties its local copy.

@@ -1,6 +1,11 @@
 package postgres
 
-import "github.com/corridorhq/corridor/core"
+import (
+	"context"
+	"database/sql"
+
+	"github.com/corridorhq/corridor/core"
+)
 
 // WithBeforeCommit sets a hook that runs after a batch's flush and before its COMMIT.
 func WithBeforeCommit(opts PipelineOptions, hook func()) PipelineOptions {
@@ -22,4 +27,14 @@ func ForgetAccounts(ids ...string) {
 	for _, id := range ids {
 		delete(cachedAccounts.m, id)
 	}
+}
+
+// SwapToPerHomeKeys gives table the per-home unique keys Distribute gives it on Citus.
+func SwapToPerHomeKeys(ctx context.Context, db *sql.DB, table string) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return swapToPerHomeKeys(ctx, conn, table)
 }

@@ -115,7 +115,7 @@ var invariantQueries = []invariantQuery{
 	// its home's shard group and a constraint holds within one home only. What a key across homes
 	// held before is checked here: a reference names one account and one transfer whatever their
 	// homes, a reversal's target and a transfer's resolving one exist (a reversal's home may be
-	// another), and a posting lives with its account.
+	// another), a posting lives with its account and names its transfer's home (migration 000076).
 	{"ledger-keys-across-homes", `SELECT 'account reference ' || environment || ' ' || asset || ' ' || reference || ' is in '
 			|| count(*) || ' homes (' || string_agg(quote_literal(home_tenant_id), ', ' ORDER BY home_tenant_id) || ')'
 		FROM ledger_accounts GROUP BY environment, asset, reference HAVING count(*) > 1
@@ -135,7 +135,12 @@ var invariantQueries = []invariantQuery{
 		SELECT 'posting of transfer ' || p.transfer_id || ' on ' || p.account_id || ' lives in home '
 			|| quote_literal(p.home_tenant_id) || ', its account in ' || coalesce(quote_literal(a.home_tenant_id), 'none')
 		FROM ledger_postings p LEFT JOIN ledger_accounts a ON a.id = p.account_id
-		WHERE a.home_tenant_id IS DISTINCT FROM p.home_tenant_id`},
+		WHERE a.home_tenant_id IS DISTINCT FROM p.home_tenant_id
+		UNION ALL
+		SELECT 'posting of transfer ' || p.transfer_id || ' on ' || p.account_id || ' names its transfer''s home '
+			|| quote_literal(p.transfer_home_tenant_id) || ', the transfer is in ' || coalesce(quote_literal(t.home_tenant_id), 'none')
+		FROM ledger_postings p LEFT JOIN ledger_transfers t ON t.id = p.transfer_id AND t.sequence = p.sequence
+		WHERE t.home_tenant_id IS DISTINCT FROM p.transfer_home_tenant_id`},
 	// The authorizations are read first (a materialized CTE): on Citus they are distributed
 	// and the ledger's transfers are not, and Citus joins the two only through such a result.
 	{"card-holds-whole", `WITH a AS MATERIALIZED (SELECT id, status, hold_transfer_id FROM card_authorizations

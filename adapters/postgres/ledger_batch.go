@@ -420,12 +420,13 @@ WITH t AS (
         AS x (id, environment, reference, type, asset, pending_id, reversed_id, amount, expires_at, metadata,
             created_at, status, canonical, accounts, amounts, home, n)
     ORDER BY x.n
-    RETURNING id, sequence, created_at
+    RETURNING id, sequence, created_at, home_tenant_id
 ), p AS (
     INSERT INTO ledger_postings (transfer_id, account_id, sequence, created_at, amount, posted_delta,
         pending_debits_delta, pending_credits_delta, posted_after, pending_debits_after, pending_credits_after,
-        home_tenant_id)
-    SELECT t.id, x.account_id, t.sequence, t.created_at, x.amount, x.pd, x.pdd, x.pcd, x.pa, x.pda, x.pca, x.home
+        home_tenant_id, transfer_home_tenant_id)
+    SELECT t.id, x.account_id, t.sequence, t.created_at, x.amount, x.pd, x.pdd, x.pcd, x.pa, x.pda, x.pca, x.home,
+        t.home_tenant_id
     FROM unnest($14::text[], $15::text[], $16::int8[], $17::int8[], $18::int8[], $19::int8[], $20::int8[],
         $21::int8[], $22::int8[], $31::text[]) AS x (transfer_id, account_id, amount, pd, pdd, pcd, pa, pda, pca, home)
     JOIN t ON t.id = x.transfer_id

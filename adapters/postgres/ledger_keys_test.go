@@ -119,3 +119,61 @@ func checkNamed(t *testing.T, p pipeDB, name string) postgres.InvariantCheck {
 	t.Fatalf("no check %s", name)
 	return postgres.InvariantCheck{}
 }
+
+// TestLedgerKeys_PerHomeReferenceKeys: the per-home reference keys Distribute gives the
+// ledger on Citus keep their names and hold within a home (a replay in the same home is
+// answered from its record), while a reference taken in another home is recorded there, which
+// corridor check's ledger-keys-across-homes line reports (the global key refused it before).
+// Every posting names its transfer's home, a posting on another tenant's account included.
+func TestLedgerKeys_PerHomeReferenceKeys(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := newPipeDB(t, 2)
+	a, b := p.accounts[0], p.accounts[1]
+	for _, table := range []string{"ledger_accounts", "ledger_transfers"} {
+		if err := postgres.SwapToPerHomeKeys(ctx, p.db.DB, table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, want := range map[string]string{
+		"ledger_accounts_reference_key":  "UNIQUE (environment, asset, reference, home_tenant_id)",
+		"ledger_transfers_reference_key": "UNIQUE (environment, reference, home_tenant_id)",
+	} {
+		var def string
+		if err := p.db.QueryRowContext(ctx, `SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = ?`, name).Scan(&def); err != nil || def != want {
+			t.Fatalf("%s: %q (%v), want %q", name, def, err, want)
+		}
+	}
+	if err := postIn(p.direct, move("perhome-fund", p.world.ID, a.ID, 50)); err != nil {
+		t.Fatal(err)
+	}
+	if err := postIn(p.direct, move("perhome-across", a.ID, b.ID, 20)); err != nil {
+		t.Fatal(err)
+	}
+	var replayed bool
+	if err := p.direct.InTx(ctx, func(ctx context.Context, tx ports.Tx) (err error) {
+		_, replayed, err = tx.Ledger().Post(ctx, time.Now(), move("perhome-across", a.ID, b.ID, 20))
+		return err
+	}); err != nil || !replayed {
+		t.Fatalf("a replay in the same home: replayed %v, %v", replayed, err)
+	}
+	var otherHome int
+	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM ledger_postings p JOIN ledger_transfers t ON t.id = p.transfer_id
+		WHERE t.reference = 'perhome-across' AND p.account_id = ? AND p.home_tenant_id = ? AND p.transfer_home_tenant_id = ?`,
+		b.ID, b.TenantID, a.TenantID).Scan(&otherHome); err != nil || otherHome != 1 {
+		t.Fatalf("b's posting of a's transfer names its transfer's home: %d rows, %v", otherHome, err)
+	}
+	if c := checkNamed(t, p, "ledger-keys-across-homes"); !c.OK() {
+		t.Fatalf("before a reference is taken in two homes: %v", c.Problems)
+	}
+	if err := postIn(p.direct, move("perhome-out", a.ID, p.world.ID, 5)); err != nil {
+		t.Fatal(err)
+	}
+	if err := postIn(p.direct, move("perhome-out", b.ID, p.world.ID, 5)); err != nil {
+		t.Fatalf("a reference taken in another home, under per-home keys: %v, want it recorded there", err)
+	}
+	c := checkNamed(t, p, "ledger-keys-across-homes")
+	if c.OK() || !strings.Contains(strings.Join(c.Problems, "\n"), "transfer reference TEST perhome-out is in 2 homes") {
+		t.Fatalf("ledger-keys-across-homes: %v, want the reference in two homes reported", c.Problems)
+	}
+}

@@ -140,9 +140,10 @@ WITH x (account_id, amount, posted_delta, pending_debits_delta, pending_credits_
 ), p AS (
     INSERT INTO ledger_postings (transfer_id, account_id, sequence, created_at, amount, posted_delta,
         pending_debits_delta, pending_credits_delta, posted_after, pending_debits_after, pending_credits_after,
-        home_tenant_id)
+        home_tenant_id, transfer_home_tenant_id)
     SELECT t.id, x.account_id, t.sequence, $11::timestamptz, x.amount, x.posted_delta, x.pending_debits_delta,
-        x.pending_credits_delta, x.posted_after, x.pending_debits_after, x.pending_credits_after, x.home
+        x.pending_credits_delta, x.posted_after, x.pending_debits_after, x.pending_credits_after, x.home,
+        $` + strconv.Itoa(16+9*n) + `::text
     FROM t, x
 ), b AS (
     UPDATE ledger_balances bl SET posted = x.posted_after, pending_debits = x.pending_debits_after,

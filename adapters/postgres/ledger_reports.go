@@ -120,7 +120,7 @@ func (r ledgerRepo) balancesAt(ctx context.Context, accountIDs []string, instant
 const statementLinesSQL = `
 SELECT ` + transferColumns + `, p.amount, p.posted_delta, p.pending_debits_delta, p.pending_credits_delta,
     p.posted_after, p.pending_debits_after, p.pending_credits_after
-FROM ledger_postings p JOIN ledger_transfers t ON t.id = p.transfer_id
+FROM ledger_postings p JOIN ledger_transfers t ON t.id = p.transfer_id AND t.home_tenant_id = p.transfer_home_tenant_id
 WHERE p.account_id = $1 AND p.home_tenant_id = $6 AND p.created_at >= $2 AND ($3::timestamptz IS NULL OR p.created_at < $3)
 ORDER BY p.created_at, p.sequence LIMIT $4 OFFSET $5`
 
@@ -196,12 +196,12 @@ func scanStatementLine(rows rowScanner, accountID string) (ports.StatementLine, 
 
 const entryIDsSQL = `
 WITH m AS (
-    SELECT DISTINCT p.sequence, p.transfer_id
+    SELECT DISTINCT p.sequence, p.transfer_id, p.transfer_home_tenant_id
     FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id AND a.home_tenant_id = p.home_tenant_id
     WHERE a.tenant_id = $1 AND a.home_tenant_id = $1 AND p.home_tenant_id = $1 AND a.environment = $2 AND ($3 = '' OR p.account_id = $3)
       AND p.created_at >= $4 AND ($5::timestamptz IS NULL OR p.created_at < $5)
 )
-SELECT transfer_id, count(*) OVER () FROM m ORDER BY sequence LIMIT $6 OFFSET $7`
+SELECT transfer_id, transfer_home_tenant_id, count(*) OVER () FROM m ORDER BY sequence LIMIT $6 OFFSET $7`
 
 const entryCountSQL = `
 SELECT count(DISTINCT p.transfer_id)
@@ -209,25 +209,21 @@ FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id AND a.home_
 WHERE a.tenant_id = $1 AND a.home_tenant_id = $1 AND p.home_tenant_id = $1 AND a.environment = $2 AND ($3 = '' OR p.account_id = $3)
   AND p.created_at >= $4 AND ($5::timestamptz IS NULL OR p.created_at < $5)`
 
-const entryTransfersSQL = `SELECT ` + transferColumns + ` FROM ledger_transfers t WHERE t.id = ANY($1::text[]) ORDER BY t.sequence`
-
-const entryAccountsSQL = `
-SELECT ` + accountColumns + ` FROM ledger_accounts a
-WHERE a.id IN (SELECT unnest(t.posting_accounts) FROM ledger_transfers t WHERE t.id = ANY($1::text[]))`
+// entryTransfersSQL reads transfers by id in the homes their postings named ($2, each home
+// once): ids are unique by themselves, and the homes name the rows' distribution column.
+const entryTransfersSQL = `SELECT ` + transferColumns + ` FROM ledger_transfers t
+WHERE t.id = ANY($1::text[]) AND t.home_tenant_id = ANY($2::text[]) ORDER BY t.sequence`
 
 // Entries returns the journal entries of a tenant (transfers touching its accounts) in sequence
 // order, with every posting's account.
 func (r ledgerRepo) Entries(ctx context.Context, q ports.EntryQuery, page ports.Page) ([]ports.JournalEntry, int, error) {
 	args := []any{q.TenantID, string(q.Environment), q.AccountID, openStart(q.From), openEnd(q.To)}
-	ids, total, err := r.entryIDs(ctx, args, page)
-	if err != nil || len(ids) == 0 {
+	refs, total, err := r.entryIDs(ctx, args, page)
+	if err != nil || len(refs) == 0 {
 		return nil, total, err
 	}
-	accounts, err := r.accountsOfTransfers(ctx, ids)
-	if err != nil {
-		return nil, 0, err
-	}
-	rows, err := r.q.QueryContext(ctx, entryTransfersSQL, ids)
+	ids, homes := refs.split()
+	rows, err := r.q.QueryContext(ctx, entryTransfersSQL, ids, homes)
 	if err != nil {
 		return nil, 0, ledgerError("entries", err)
 	}
@@ -238,55 +234,85 @@ func (r ledgerRepo) Entries(ctx context.Context, q ports.EntryQuery, page ports.
 		if err != nil {
 			return nil, 0, ledgerError("entries", err)
 		}
-		e := ports.JournalEntry{Sequence: sequence, Transfer: stored.Transfer, State: stored.State, Accounts: map[string]ledger.Account{}}
-		for _, p := range stored.Transfer.Postings {
+		out = append(out, ports.JournalEntry{Sequence: sequence, Transfer: stored.Transfer, State: stored.State, Accounts: map[string]ledger.Account{}})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, ledgerError("entries", err)
+	}
+	transfers := make([]ledger.Transfer, len(out))
+	for i := range out {
+		transfers[i] = out[i].Transfer
+	}
+	accounts, err := r.accountsOfTransfers(ctx, transfers)
+	for _, e := range out {
+		for _, p := range e.Transfer.Postings {
 			e.Accounts[p.AccountID] = accounts[p.AccountID]
 		}
-		out = append(out, e)
 	}
-	return out, total, ledgerError("entries", rows.Err())
+	return out, total, err
 }
 
-func (r ledgerRepo) entryIDs(ctx context.Context, args []any, page ports.Page) ([]string, int, error) {
-	return pageWithTotal(ctx, r, "entries", entryIDsSQL, entryCountSQL, args, page, func(rows *sql.Rows, total *int) (string, error) {
-		var id string
-		err := rows.Scan(&id, total)
-		return id, err
+// transferRef names a transfer's row: its id and its home (from the posting that named it).
+type transferRef struct{ id, home string }
+
+type transferRefs []transferRef
+
+// split gives the ids, and each home once: what entryTransfersSQL reads by.
+func (refs transferRefs) split() (ids, homes []string) {
+	seen := map[string]bool{}
+	for _, t := range refs {
+		ids = append(ids, t.id)
+		if !seen[t.home] {
+			seen[t.home] = true
+			homes = append(homes, t.home)
+		}
+	}
+	return ids, homes
+}
+
+func (r ledgerRepo) entryIDs(ctx context.Context, args []any, page ports.Page) (transferRefs, int, error) {
+	return pageWithTotal(ctx, r, "entries", entryIDsSQL, entryCountSQL, args, page, func(rows *sql.Rows, total *int) (transferRef, error) {
+		var t transferRef
+		err := rows.Scan(&t.id, &t.home, total)
+		return t, err
 	})
 }
 
-func (r ledgerRepo) accountsOfTransfers(ctx context.Context, transferIDs []string) (map[string]ledger.Account, error) {
-	rows, err := r.q.QueryContext(ctx, entryAccountsSQL, transferIDs)
-	if err != nil {
-		return nil, ledgerError("entry accounts", err)
-	}
-	defer rows.Close()
-	out := map[string]ledger.Account{}
-	for rows.Next() {
-		a, err := scanAccount(rows)
-		if err != nil {
-			return nil, err
+// accountsOfTransfers reads the accounts of transfers' postings, by id in their homes
+// (readAccountsByID: their lookup rows, then the accounts).
+func (r ledgerRepo) accountsOfTransfers(ctx context.Context, transfers []ledger.Transfer) (map[string]ledger.Account, error) {
+	seen := map[string]bool{}
+	var ids []string
+	for _, t := range transfers {
+		for _, p := range t.Postings {
+			if !seen[p.AccountID] {
+				seen[p.AccountID] = true
+				ids = append(ids, p.AccountID)
+			}
 		}
-		out[a.ID] = a
 	}
-	return out, ledgerError("entry accounts", rows.Err())
+	out := map[string]ledger.Account{}
+	err := readAccountsByID(ctx, r.q, ids, func(a ledger.Account) { out[a.ID] = a })
+	return out, err
 }
 
 // trialBalanceSQL computes, in one snapshot, the tenant's own balances (from the balance rows)
 // and every other account's share of the tenant's transfers (from the postings' deltas). Per
 // asset they sum to zero exactly when the balance rows agree with the postings. The tenant's
-// transfers are found through its accounts' history; the other legs through each transfer's
-// arrays, then the history's primary key (account_id, created_at, sequence): LIMIT 1 (the key
+// transfers are found through its accounts' history, each in the home its posting names; the
+// other legs through each transfer's arrays, their homes through their accounts' lookup rows,
+// then the history's primary key (account_id, created_at, sequence, home): LIMIT 1 (the key
 // finds at most one row) keeps that lookup a per-leg index probe, which the planner would
 // otherwise turn into a join of whole tables on its underestimate of the three equalities.
 const trialBalanceSQL = `
 WITH own AS (
     SELECT a.id FROM ledger_accounts a WHERE a.tenant_id = $1 AND a.home_tenant_id = $1 AND a.environment = $2
 ), tt AS (
-    SELECT DISTINCT p.transfer_id FROM ledger_postings p WHERE p.account_id IN (SELECT id FROM own) AND p.home_tenant_id = $1
+    SELECT DISTINCT p.transfer_id, p.transfer_home_tenant_id FROM ledger_postings p WHERE p.account_id IN (SELECT id FROM own) AND p.home_tenant_id = $1
 ), legs AS (
-    SELECT l.account_id, t.created_at, t.sequence
-    FROM tt JOIN ledger_transfers t ON t.id = tt.transfer_id CROSS JOIN LATERAL unnest(t.posting_accounts) AS l (account_id)
+    SELECT l.account_id, h.home_tenant_id AS home, t.created_at, t.sequence
+    FROM tt JOIN ledger_transfers t ON t.id = tt.transfer_id AND t.home_tenant_id = tt.transfer_home_tenant_id CROSS JOIN LATERAL unnest(t.posting_accounts) AS l (account_id)
+    JOIN ledger_account_homes h ON h.account_id = l.account_id
     WHERE l.account_id NOT IN (SELECT id FROM own)
 ), rows AS (
     SELECT ` + accountColumns + `, true AS own, b.posted, b.pending_debits, b.pending_credits
@@ -299,9 +325,10 @@ WITH own AS (
     CROSS JOIN LATERAL (
         SELECT p.posted_delta, p.pending_debits_delta, p.pending_credits_delta FROM ledger_postings p
         WHERE p.account_id = l.account_id AND p.created_at = l.created_at AND p.sequence = l.sequence
+            AND p.home_tenant_id = l.home
         LIMIT 1
     ) p
-    JOIN ledger_accounts a ON a.id = l.account_id
+    JOIN ledger_accounts a ON a.id = l.account_id AND a.home_tenant_id = l.home
     GROUP BY a.id, a.home_tenant_id
 )
 SELECT * FROM rows ORDER BY 3, 9 DESC, 1`
@@ -314,10 +341,11 @@ const trialBalanceAsOfSQL = `
 WITH own AS (
     SELECT a.id FROM ledger_accounts a WHERE a.tenant_id = $1 AND a.home_tenant_id = $1 AND a.environment = $2 AND a.created_at <= $3
 ), tt AS (
-    SELECT DISTINCT p.transfer_id FROM ledger_postings p WHERE p.account_id IN (SELECT id FROM own) AND p.home_tenant_id = $1 AND p.created_at <= $3
+    SELECT DISTINCT p.transfer_id, p.transfer_home_tenant_id FROM ledger_postings p WHERE p.account_id IN (SELECT id FROM own) AND p.home_tenant_id = $1 AND p.created_at <= $3
 ), legs AS (
-    SELECT l.account_id, t.created_at, t.sequence
-    FROM tt JOIN ledger_transfers t ON t.id = tt.transfer_id CROSS JOIN LATERAL unnest(t.posting_accounts) AS l (account_id)
+    SELECT l.account_id, h.home_tenant_id AS home, t.created_at, t.sequence
+    FROM tt JOIN ledger_transfers t ON t.id = tt.transfer_id AND t.home_tenant_id = tt.transfer_home_tenant_id CROSS JOIN LATERAL unnest(t.posting_accounts) AS l (account_id)
+    JOIN ledger_account_homes h ON h.account_id = l.account_id
     WHERE l.account_id NOT IN (SELECT id FROM own)
 ), rows AS (
     SELECT ` + accountColumns + `, true AS own, coalesce(h.posted_after, 0)::int8, coalesce(h.pending_debits_after, 0)::int8,
@@ -336,9 +364,10 @@ WITH own AS (
     CROSS JOIN LATERAL (
         SELECT p.posted_delta, p.pending_debits_delta, p.pending_credits_delta FROM ledger_postings p
         WHERE p.account_id = l.account_id AND p.created_at = l.created_at AND p.sequence = l.sequence
+            AND p.home_tenant_id = l.home
         LIMIT 1
     ) p
-    JOIN ledger_accounts a ON a.id = l.account_id
+    JOIN ledger_accounts a ON a.id = l.account_id AND a.home_tenant_id = l.home
     GROUP BY a.id, a.home_tenant_id
 )
 SELECT * FROM rows ORDER BY 3, 9 DESC, 1`
@@ -399,7 +428,7 @@ func (r ledgerRepo) DailyVolume(ctx context.Context, env core.Environment, tenan
 // movementsSQL finds the posted movements of a tenant's accounts of some kinds through the
 // postings' (account_id, created_at, sequence) key.
 const movementsSQL = `
-SELECT p.transfer_id, p.account_id, p.posted_delta, count(*) OVER ()
+SELECT p.transfer_id, p.transfer_home_tenant_id, p.account_id, p.posted_delta, count(*) OVER ()
 FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id AND a.home_tenant_id = p.home_tenant_id
 WHERE a.tenant_id = $1 AND a.home_tenant_id = $1 AND p.home_tenant_id = $1 AND a.environment = $2 AND a.kind = ANY($3::text[]) AND p.posted_delta <> 0
   AND p.created_at >= $4 AND ($5::timestamptz IS NULL OR p.created_at < $5)
@@ -412,8 +441,8 @@ WHERE a.tenant_id = $1 AND a.home_tenant_id = $1 AND p.home_tenant_id = $1 AND a
   AND p.created_at >= $4 AND ($5::timestamptz IS NULL OR p.created_at < $5)`
 
 type movementKey struct {
-	transferID, accountID string
-	amount                int64
+	transferID, transferHome, accountID string
+	amount                              int64
 }
 
 // BalanceMovements implements ports.LedgerReports: one page of movement keys, then their
@@ -424,15 +453,19 @@ func (r ledgerRepo) BalanceMovements(ctx context.Context, q ports.MovementQuery,
 	if err != nil || len(keys) == 0 {
 		return nil, total, err
 	}
-	ids := make([]string, len(keys))
+	refs := make(transferRefs, len(keys))
 	for i, k := range keys {
-		ids[i] = k.transferID
+		refs[i] = transferRef{id: k.transferID, home: k.transferHome}
 	}
-	accounts, err := r.accountsOfTransfers(ctx, ids)
+	transfers, err := r.transfersByID(ctx, refs)
 	if err != nil {
 		return nil, 0, err
 	}
-	transfers, err := r.transfersByID(ctx, ids)
+	list := make([]ledger.Transfer, 0, len(transfers))
+	for _, e := range transfers {
+		list = append(list, e.Transfer)
+	}
+	accounts, err := r.accountsOfTransfers(ctx, list)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -451,7 +484,7 @@ func (r ledgerRepo) BalanceMovements(ctx context.Context, q ports.MovementQuery,
 func (r ledgerRepo) movementKeys(ctx context.Context, args []any, page ports.Page) ([]movementKey, int, error) {
 	return pageWithTotal(ctx, r, "balance movements", movementsSQL, movementCountSQL, args, page, func(rows *sql.Rows, total *int) (movementKey, error) {
 		var k movementKey
-		err := rows.Scan(&k.transferID, &k.accountID, &k.amount, total)
+		err := rows.Scan(&k.transferID, &k.transferHome, &k.accountID, &k.amount, total)
 		return k, err
 	})
 }
@@ -483,9 +516,10 @@ func pageWithTotal[T any](ctx context.Context, r ledgerRepo, what, pageSQL, coun
 	return out, total, ledgerError(what, err)
 }
 
-// transfersByID reads transfers with their sequence, keyed by id.
-func (r ledgerRepo) transfersByID(ctx context.Context, ids []string) (map[string]ports.JournalEntry, error) {
-	rows, err := r.q.QueryContext(ctx, entryTransfersSQL, ids)
+// transfersByID reads transfers with their sequence, keyed by id, in their homes.
+func (r ledgerRepo) transfersByID(ctx context.Context, refs transferRefs) (map[string]ports.JournalEntry, error) {
+	ids, homes := refs.split()
+	rows, err := r.q.QueryContext(ctx, entryTransfersSQL, ids, homes)
 	if err != nil {
 		return nil, ledgerError("transfers", err)
 	}

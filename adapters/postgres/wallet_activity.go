@@ -46,9 +46,9 @@ const (
     coalesce(CASE WHEN p.amount >= 0 THEN t.metadata->>'from' ELSE t.metadata->>'to' END, '') AS counterparty,
     '' AS note, t.created_at
   FROM ledger_accounts a
-  JOIN ledger_postings p ON p.account_id = a.id
-  JOIN ledger_transfers t ON t.id = p.transfer_id
-  WHERE a.tenant_id = ?tenant AND a.environment = ?env AND a.kind = ?kind
+  JOIN ledger_postings p ON p.account_id = a.id AND p.home_tenant_id = a.home_tenant_id
+  JOIN ledger_transfers t ON t.id = p.transfer_id AND t.home_tenant_id = p.transfer_home_tenant_id
+  WHERE a.tenant_id = ?tenant AND a.home_tenant_id = ?tenant AND p.home_tenant_id = ?tenant AND a.environment = ?env AND a.kind = ?kind
     AND (?wallet = '' OR a.reference = 'wallet:' || ?wallet || ':onchain')
     AND NOT (p.amount < 0 AND EXISTS (SELECT 1 FROM executed e
       WHERE e.wallet_id = ` + activityWalletOfReference + ` AND e.tx_hash = lower(t.metadata->>'txHash')))`

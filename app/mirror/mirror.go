@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -434,7 +435,18 @@ func postLogLeg(ctx context.Context, tx txView, env core.Environment, chainID in
 	if err != nil {
 		return "", false, err
 	}
-	return t.ID, !replayed, nil
+	return BlockItem(t.ID, ledger.HomeOf(t, accountsByID(accounts))), !replayed, nil
+}
+
+// BlockItem is how a dropped block's reversal finds a transfer the mirror posted: its id and
+// its home (ledger.HomeOf), so the reversal locks it in its home without looking it up by id
+// across every home. Blocks recorded before carry the id alone (ParseBlockItem).
+func BlockItem(transferID, home string) string { return transferID + "@" + home }
+
+// ParseBlockItem reads a BlockItem; an item of the id alone has the home "" (unknown).
+func ParseBlockItem(item string) (transferID, home string) {
+	transferID, home, _ = strings.Cut(item, "@")
+	return transferID, home
 }
 
 // accountsByID indexes accounts by id (what ledger.HomeOf reads).

@@ -81,10 +81,13 @@ func (s *Service) undoReorg(ctx context.Context, c ports.Chain, env core.Environ
 }
 
 // reverseChainTransfer posts the reversal of a transfer a dropped block had posted.
-func reverseChainTransfer(ctx context.Context, tx txView, env core.Environment, b ports.IndexedBlock, transferID string, now time.Time) error {
+// The item names the transfer's home, which the store locks it in (an item of before names
+// none, and the store reads the home by id).
+func reverseChainTransfer(ctx context.Context, tx txView, env core.Environment, b ports.IndexedBlock, item string, now time.Time) error {
+	transferID, home := ParseBlockItem(item)
 	_, _, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{
 		Reference: ChainReorgReference(transferID), Type: ledger.TypeReversal,
-		Environment: env, ReversedID: transferID,
+		Environment: env, ReversedID: transferID, TargetHome: home,
 		Metadata: map[string]string{
 			"source": "chain-reorg", "chainId": strconv.FormatInt(b.ChainID, 10),
 			"droppedBlockNumber": strconv.FormatUint(b.Number, 10), "droppedBlockHash": b.Hash,

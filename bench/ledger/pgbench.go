@@ -38,7 +38,7 @@ BEGIN;
 UPDATE ledger_balances SET posted = posted + :dlo, last_transfer_at = now() WHERE account_id = 'acc_bench' || lpad(:lo::text, 21, '0') RETURNING posted AS plo \gset
 UPDATE ledger_balances SET posted = posted + :dhi, last_transfer_at = now() WHERE account_id = 'acc_bench' || lpad(:hi::text, 21, '0') RETURNING posted AS phi \gset
 INSERT INTO ledger_transfers (id, environment, reference, type, asset, amount, metadata, created_at, status, canonical, posting_accounts, posting_amounts, home_tenant_id) VALUES ('trf_' || md5(random()::text), 'TEST', 'pgbench:' || gen_random_uuid(), 'POSTED', 'USDC', 0, '{}', now(), 'POSTED', ''::bytea, ARRAY['acc_bench' || lpad(:lo::text, 21, '0'), 'acc_bench' || lpad(:hi::text, 21, '0')], ARRAY[:dlo, :dhi]::int8[], 'ten_bench') RETURNING id AS tid, sequence AS tseq \gset
-INSERT INTO ledger_postings (transfer_id, account_id, sequence, created_at, amount, posted_delta, pending_debits_delta, pending_credits_delta, posted_after, pending_debits_after, pending_credits_after, home_tenant_id) VALUES (:tid, 'acc_bench' || lpad(:lo::text, 21, '0'), :tseq, now(), :dlo, :dlo, 0, 0, :plo, 0, 0, 'ten_bench'), (:tid, 'acc_bench' || lpad(:hi::text, 21, '0'), :tseq, now(), :dhi, :dhi, 0, 0, :phi, 0, 0, 'ten_bench');
+INSERT INTO ledger_postings (transfer_id, account_id, sequence, created_at, amount, posted_delta, pending_debits_delta, pending_credits_delta, posted_after, pending_debits_after, pending_credits_after, home_tenant_id, transfer_home_tenant_id) VALUES (:tid, 'acc_bench' || lpad(:lo::text, 21, '0'), :tseq, now(), :dlo, :dlo, 0, 0, :plo, 0, 0, 'ten_bench', 'ten_bench'), (:tid, 'acc_bench' || lpad(:hi::text, 21, '0'), :tseq, now(), :dhi, :dhi, 0, 0, :phi, 0, 0, 'ten_bench', 'ten_bench');
 END;
 `
 

@@ -108,9 +108,10 @@ func TestVerify_Tamper(t *testing.T) {
 	copyRow := func(t *testing.T, p privateLedger, v ledger.Transfer, transferID, accountID, sequence string) {
 		p.exec(t, `INSERT INTO ledger_postings (transfer_id, account_id, sequence, created_at, amount, posted_delta,
 			pending_debits_delta, pending_credits_delta, posted_after, pending_debits_after, pending_credits_after,
-			home_tenant_id)
+			home_tenant_id, transfer_home_tenant_id)
 		SELECT `+transferID+`, `+accountID+`, `+sequence+`, created_at, amount, posted_delta, pending_debits_delta,
-			pending_credits_delta, posted_after, pending_debits_after, pending_credits_after, home_tenant_id
+			pending_credits_delta, posted_after, pending_debits_after, pending_credits_after, home_tenant_id,
+			transfer_home_tenant_id
 		FROM ledger_postings WHERE transfer_id = ? AND amount > 0`, v.ID)
 	}
 	cases := []struct {

@@ -1,0 +1,1 @@
+ALTER TABLE ledger_postings DROP COLUMN transfer_home_tenant_id;
