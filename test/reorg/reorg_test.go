@@ -12,6 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/corridorhq/corridor/app/mirror"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/safe"
 	"github.com/corridorhq/corridor/core/wallet"
@@ -68,6 +69,12 @@ func TestReorg_DroppedDepositIsReversed(t *testing.T) {
 	index(t)
 	if got := ledgerBalance(t, w); got != 10_000_000 {
 		t.Fatalf("ledger balance %d after %d confirmations, want 10000000", got, confirmations)
+	}
+
+	// The recorded block names the deposit's transfer with its home, the tenant, in which the
+	// reversal below locks it.
+	if !recordedWithHome(t, tenant.ID) {
+		t.Fatalf("no recorded block names a transfer homed with %s", tenant.ID)
 	}
 
 	// The chain forks from before the deposit: the deposit's block is gone.
@@ -176,4 +183,23 @@ func onchain(t *testing.T, address common.Address) int64 {
 		t.Fatal(err)
 	}
 	return b.Int64()
+}
+
+// recordedWithHome reports whether a block the ledger mirror recorded names a transfer of home
+// (mirror.BlockItem).
+func recordedWithHome(t *testing.T, home string) bool {
+	t.Helper()
+	var found bool
+	inTx(t, func(ctx context.Context, tx ports.Tx) error {
+		blocks, err := tx.ChainIndex().RecentIndexedBlocks(ctx, ports.IndexerLedgerMirror, core.EnvTest, wallet.SandboxChainID, ports.MaxReorgDepth)
+		for _, b := range blocks {
+			for _, item := range b.Items {
+				if _, h := mirror.ParseBlockItem(item); h == home {
+					found = true
+				}
+			}
+		}
+		return err
+	})
+	return found
 }
