@@ -405,11 +405,14 @@ func (r ledgerRepo) homesOfAccounts(ctx context.Context, ids []string) ([]string
 	return slices.Compact(homes), nil
 }
 
-// homesOf is every home a transfer over accounts can have (ledger.HomeOf picks one of its
-// accounts' homes, or ""): the homes a reference lookup names when the transfer's own home is
-// not known yet, sorted and without repeats.
+// homesOf is every home a transfer over accounts can have: ledger.HomeOf picks one of its
+// accounts' homes ("" only when every account's home is ""), so these are the homes a
+// reference lookup names when the transfer's own home is not known yet, and the homes of the
+// balance rows it locks, sorted and without repeats. "" is not added for a tenant's transfer:
+// on Citus it would add the platform accounts' shard group to the tenant's unit. A reference
+// recorded in another home is still found, by the write's key violation (mustReplay).
 func homesOf(accounts map[string]ledger.Account) []string {
-	homes := []string{""}
+	var homes []string
 	for _, a := range accounts {
 		if h := a.Home(); !slices.Contains(homes, h) {
 			homes = append(homes, h)
