@@ -352,10 +352,13 @@ type walletMirror struct {
 }
 
 // walletMirrors lists the environment's wallets on the chain with their mirror's posted balance.
+// A wallet's mirror account is its tenant's, so both joins name the wallet's tenant as the rows'
+// home: on Citus, rows of one shard group joined on the distribution column.
 func walletMirrors(ctx context.Context, db *bun.DB, env core.Environment, chainID int64) ([]walletMirror, error) {
 	rows, err := db.QueryContext(ctx, `SELECT w.id, w.address, coalesce(b.posted, 0) FROM wallets w
 		LEFT JOIN ledger_accounts a ON a.environment = w.environment AND a.asset = 'USDC' AND a.reference = 'wallet:' || w.id || ':onchain'
-		LEFT JOIN ledger_balances b ON b.account_id = a.id
+			AND a.home_tenant_id = w.tenant_id
+		LEFT JOIN ledger_balances b ON b.account_id = a.id AND b.home_tenant_id = a.home_tenant_id
 		WHERE w.environment = ? AND w.chain_id = ?`, string(env), chainID)
 	if err != nil {
 		return nil, err
@@ -399,7 +402,8 @@ func checkEscrowAgainstChain(ctx context.Context, db *bun.DB, env core.Environme
 		return c, nil
 	}
 	if err := db.QueryRowContext(ctx, `SELECT coalesce(sum(b.posted), 0)::bigint FROM ledger_accounts a
-		JOIN ledger_balances b ON b.account_id = a.id WHERE a.environment = ? AND a.kind = 'claim_escrow' AND a.asset = 'USDC'`,
+		JOIN ledger_balances b ON b.account_id = a.id AND b.home_tenant_id = a.home_tenant_id
+		WHERE a.environment = ? AND a.kind = 'claim_escrow' AND a.asset = 'USDC'`,
 		string(env)).Scan(&ledgerTotal); err != nil {
 		return c, err
 	}
