@@ -3,6 +3,7 @@ package postgres
 import (
 	"bytes"
 	"context"
+	"errors"
 	"database/sql"
 	"fmt"
 	"sort"
@@ -51,19 +52,32 @@ const (
 	maxProblems     = 100
 	verifyBatchSize = 1000
 	verifyChainsSQL = `SELECT environment, stripe, position, hash FROM ledger_chain_heads ORDER BY environment, stripe`
-	verifyStripeSQL = `SELECT ` + transferColumns + `, c.position, c.hash
-FROM ledger_chain c JOIN ledger_transfers t ON t.id = c.transfer_id
-WHERE c.environment = $1 AND c.stripe = $2 AND c.position > $3 ORDER BY c.position LIMIT $4`
+	// verifyHeadsSQL reads every head with its bucket's distribution key (migration 000076),
+	// so that each stripe's walk names it and reads one shard group on a distributed ledger.
+	verifyHeadsSQL = `SELECT environment, stripe, position, hash, chain_key FROM ledger_chain_heads ORDER BY environment, stripe`
+	// verifyLinksSQL reads a batch of one stripe's links, no further than the head read first:
+	// links are only appended, so a walk bounded by its head reads the same rows on any later
+	// snapshot (a distributed database's nodes do not share one).
+	verifyLinksSQL = `SELECT transfer_id, position, hash FROM ledger_chain
+WHERE chain_key = $1 AND environment = $2 AND stripe = $3 AND position > $4 AND position <= $5
+ORDER BY position LIMIT $6`
+	// verifyLinkedSQL reads the transfers a batch of links names. Read apart from the links: on
+	// a distributed ledger the two tables are distributed by different columns, which Citus
+	// does not join.
+	verifyLinkedSQL = `SELECT ` + transferColumns + ` FROM ledger_transfers t WHERE t.id = ANY($1::text[])`
 	// verifyPlacementSQL finds transfers that are not in exactly one stripe, and transfers in a
 	// bucket's stripe other than their home tenant's bucket (a stripe must lie in one shard
-	// group). $1 = ChainStripesBefore, $2 = ChainLanes.
-	verifyPlacementSQL = `SELECT t.id, t.home_tenant_id, count(c.transfer_id),
-    coalesce(bool_or(c.stripe >= $1 AND (c.stripe - $1) / $2 <> ledger_chain_bucket(t.home_tenant_id)), false)
-FROM ledger_transfers t LEFT JOIN ledger_chain c ON c.transfer_id = t.id
-GROUP BY t.id, t.home_tenant_id
-HAVING count(c.transfer_id) <> 1
-    OR bool_or(c.stripe >= $1 AND (c.stripe - $1) / $2 <> ledger_chain_bucket(t.home_tenant_id))
-ORDER BY min(t.sequence) LIMIT 10`
+	// group), or filed under another bucket's key than their stripe's. The links are counted
+	// per transfer first (a multi-shard aggregate on Citus), then joined to the transfers.
+	// $1 = ChainStripesBefore, $2 = ChainLanes.
+	verifyPlacementSQL = `WITH c AS MATERIALIZED (
+    SELECT transfer_id, count(*) AS links, min(stripe) AS stripe, bool_or(chain_key <> ledger_chain_stripe_key(stripe)) AS miskeyed
+    FROM ledger_chain GROUP BY transfer_id)
+SELECT t.id, t.home_tenant_id, coalesce(c.links, 0),
+    coalesce(c.miskeyed OR (c.stripe >= $1 AND (c.stripe - $1) / $2 <> ledger_chain_bucket(t.home_tenant_id)), false)
+FROM ledger_transfers t LEFT JOIN c ON c.transfer_id = t.id
+WHERE c.links IS DISTINCT FROM 1 OR c.miskeyed OR (c.stripe >= $1 AND (c.stripe - $1) / $2 <> ledger_chain_bucket(t.home_tenant_id))
+ORDER BY t.sequence LIMIT 10`
 	// verifyHistorySQL reads each transfer with the history rows its arrays name, found by the
 	// history's primary key (account_id, created_at, sequence) from the transfer's own columns.
 	// A leg without its history row reads as found = false (and zeros).
@@ -157,20 +171,21 @@ type chainHead struct {
 	stripe   int
 	position int64
 	hash     []byte
+	key      string // the bucket's distribution key (chain_key)
 }
 
 // verifyWorkers is how many stripes are walked at once, each on a connection of its own.
 const verifyWorkers = 4
 
 func (v *verifier) chains(ctx context.Context, db *sql.DB) error {
-	rows, err := v.q.QueryContext(ctx, verifyChainsSQL)
+	rows, err := v.q.QueryContext(ctx, verifyHeadsSQL)
 	if err != nil {
 		return err
 	}
 	var heads []chainHead
 	for rows.Next() {
 		var h chainHead
-		if err := rows.Scan(&h.env, &h.stripe, &h.position, &h.hash); err != nil {
+		if err := rows.Scan(&h.env, &h.stripe, &h.position, &h.hash, &h.key); err != nil {
 			rows.Close()
 			return err
 		}
@@ -280,7 +295,7 @@ func (v *verifier) placement(ctx context.Context) error {
 			v.problem("transfer %s is in %d hash chain positions, not exactly one", id, links)
 		}
 		if misplaced {
-			v.problem("transfer %s (home %q) is linked in a stripe of another tenant bucket than its home's", id, home)
+			v.problem("transfer %s (home %q) is linked in a stripe of another tenant bucket than its home's, or under another bucket's key", id, home)
 		}
 	}
 	return rows.Err()
@@ -299,6 +314,10 @@ func (v *verifier) stripe(ctx context.Context, head chainHead) error {
 			break
 		}
 		for _, e := range batch {
+			if e.missing {
+				v.breakAt(head, e, fmt.Sprintf("position %d names transfer %s, which does not exist", e.position, e.stored.Transfer.ID))
+				return nil
+			}
 			if e.position != position+1 {
 				v.breakAt(head, e, fmt.Sprintf("position %d follows position %d: a transfer is missing", e.position, position))
 				return nil
@@ -329,6 +348,7 @@ type stripeEntry struct {
 	sequence int64
 	position int64
 	hash     []byte
+	missing  bool // the link names a transfer that does not exist
 }
 
 type extraScanner struct {
@@ -338,20 +358,61 @@ type extraScanner struct {
 
 func (s extraScanner) Scan(dest ...any) error { return s.rows.Scan(append(dest, s.extra...)...) }
 
+// stripeBatch reads the next links of a stripe after position after, up to its head, with
+// their transfers. A link whose transfer is missing ends the batch, so the walk reports a
+// gap at its position.
 func (v *verifier) stripeBatch(ctx context.Context, head chainHead, after int64) ([]stripeEntry, error) {
-	rows, err := v.q.QueryContext(ctx, verifyStripeSQL, head.env, head.stripe, after, verifyBatchSize)
+	rows, err := v.q.QueryContext(ctx, verifyLinksSQL, head.key, head.env, head.stripe, after, head.position, verifyBatchSize)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []stripeEntry
+	var links []stripeEntry
+	var ids []string
 	for rows.Next() {
 		var e stripeEntry
-		e.stored, e.sequence, err = scanTransfer(extraScanner{rows, []any{&e.position, &e.hash}})
-		if err != nil {
+		if err := rows.Scan(&e.stored.Transfer.ID, &e.position, &e.hash); err != nil {
 			return nil, err
 		}
+		links = append(links, e)
+		ids = append(ids, e.stored.Transfer.ID)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil || len(links) == 0 {
+		return nil, err
+	}
+	transfers, err := v.linked(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]stripeEntry, 0, len(links))
+	for _, e := range links {
+		t, ok := transfers[e.stored.Transfer.ID]
+		if !ok {
+			// The walk sees a gap here: "a transfer is missing".
+			e.stored.Transfer = ledger.Transfer{ID: e.stored.Transfer.ID}
+			e.missing = true
+		} else {
+			e.stored, e.sequence = t.stored, t.sequence
+		}
 		out = append(out, e)
+	}
+	return out, nil
+}
+
+// linked reads the transfers of ids, by id.
+func (v *verifier) linked(ctx context.Context, ids []string) (map[string]stripeEntry, error) {
+	rows, err := v.q.QueryContext(ctx, verifyLinkedSQL, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]stripeEntry, len(ids))
+	for rows.Next() {
+		var e stripeEntry
+		if e.stored, e.sequence, err = scanTransfer(rows); err != nil {
+			return nil, err
+		}
+		out[e.stored.Transfer.ID] = e
 	}
 	return out, rows.Err()
 }

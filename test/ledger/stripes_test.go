@@ -50,8 +50,9 @@ func TestVerify_StripesPerTenantBucket(t *testing.T) {
 			p.exec(t, "UPDATE ledger_transfers SET metadata = '{\"rewritten\": \"yes\"}' WHERE id = ?", v.ID)
 		}, ""},
 		{"second link", func(t *testing.T, p privateLedger, v ledger.Transfer, other int) {
-			p.exec(t, `INSERT INTO ledger_chain (transfer_id, environment, stripe, position, hash)
-				SELECT transfer_id, environment, ?, 1000000, hash FROM ledger_chain WHERE transfer_id = ?`, other, v.ID)
+			p.exec(t, `INSERT INTO ledger_chain (transfer_id, environment, stripe, position, hash, chain_key)
+				SELECT transfer_id, environment, ?, 1000000, hash, ledger_chain_stripe_key(?::smallint) FROM ledger_chain WHERE transfer_id = ?`,
+				other, other, v.ID)
 		}, "not exactly one"},
 		{"link in another bucket's stripe", func(t *testing.T, p privateLedger, v ledger.Transfer, other int) {
 			p.exec(t, "UPDATE ledger_chain SET stripe = ?, position = 1000000 WHERE transfer_id = ?", other, v.ID)
