@@ -3,8 +3,8 @@ package postgres
 import (
 	"bytes"
 	"context"
-	"errors"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
