@@ -111,7 +111,11 @@ var CitusPlan = concatPlans(
 		distBy("offramp_payments", "sender_tenant_id"), dist("route_quotes"), dist("offramp_returns"),
 		dist("offramp_hold_rechecks"), dist("offramp_review_approvals"),
 		distBy("offramp_claims", "sender_tenant_id"), dist("offramp_claim_links"), dist("offramp_claim_challenges"),
-		dist("offramp_escrow_events")},
+		dist("offramp_escrow_events"),
+		// The ledger's hash chain: by its bucket's key (chain_key, migration 000076), a text whose
+		// hash falls in the range of the bucket's tenants, so a bucket's heads and links share the
+		// shard group of its tenants and a commit's chain write goes to its tenants' node.
+		distBy("ledger_chain_heads", "chain_key"), distBy("ledger_chain", "chain_key")},
 	// The unscoped lookups (API key by public id, invite by token hash, a user's memberships):
 	// distributed by the looked-up value, so each lookup asks one shard.
 	[]TablePlacement{lookup("tenant_lookups", "lookup_key")},
@@ -135,8 +139,7 @@ var CitusPlan = concatPlans(
 		// corridor check on the coordinator.
 		coord("ledger_home_split")},
 	pending(Distributed, "tenants",
-		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers", "ledger_account_homes",
-		"ledger_chain", "ledger_chain_heads"),
+		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers", "ledger_account_homes"),
 )
 
 func concatPlans(parts ...[]TablePlacement) []TablePlacement {

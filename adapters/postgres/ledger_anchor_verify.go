@@ -285,9 +285,11 @@ func (s *LedgerAnchors) proofTransfers(ctx context.Context, h AnchorHead) ([]Pro
 	if h.Position < h.FromPosition {
 		return []ProofTransferExport{}, nil
 	}
-	rows, err := s.db.DB.QueryContext(ctx, `SELECT `+transferColumns+`, c.position
-FROM ledger_chain c JOIN ledger_transfers t ON t.id = c.transfer_id
-WHERE c.environment = $1 AND c.stripe = $2 AND c.position >= $3 AND c.position <= $4 ORDER BY c.position LIMIT $5`,
+	// The links first (materialized), as in the anchor's own read: Citus joins the chain,
+	// distributed by its bucket key, to the transfers only through such a result.
+	rows, err := s.db.DB.QueryContext(ctx, `WITH c AS MATERIALIZED (SELECT transfer_id, position FROM ledger_chain
+    WHERE environment = $1 AND stripe = $2 AND position >= $3 AND position <= $4 ORDER BY position LIMIT $5)
+SELECT `+transferColumns+`, c.position FROM c JOIN ledger_transfers t ON t.id = c.transfer_id ORDER BY c.position`,
 		h.Environment, h.Stripe, h.FromPosition, h.Position, maxProofTransfers)
 	if err != nil {
 		return nil, err

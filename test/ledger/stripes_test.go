@@ -126,3 +126,86 @@ func (p privateLedger) postForTenants(t *testing.T, tenantA, tenantB string) []l
 	}
 	return out
 }
+
+// TestChainKeys_HashIntoTheirBuckets: every bucket's distribution key (ledger_chain_key) hashes
+// into that bucket, every head and link carries its stripe's key, and on a Citus cluster the
+// chain's tables are distributed by that key, co-located with the tenant tables, each key's
+// shard covering its bucket's hash range and holding that bucket's tenants.
+func TestChainKeys_HashIntoTheirBuckets(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := newPrivateLedger(t)
+	db := p.store.DB().DB
+	keys := map[int]string{}
+	for b := range postgres.ChainBuckets {
+		var key string
+		var got int
+		if err := db.QueryRowContext(ctx, `SELECT ledger_chain_key($1::smallint), ledger_chain_bucket(ledger_chain_key($1::smallint))`, b).
+			Scan(&key, &got); err != nil {
+			t.Fatal(err)
+		}
+		if got != b || keys[got] != "" {
+			t.Fatalf("bucket %d: key %q hashes into bucket %d", b, key, got)
+		}
+		keys[b] = key
+	}
+	tenantA, tenantB := p.twoBuckets(t)
+	p.postForTenants(t, tenantA, tenantB)
+	for _, table := range []string{"ledger_chain_heads", "ledger_chain"} {
+		var wrong, rows int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE chain_key <> ledger_chain_stripe_key(stripe)), count(*) FROM `+table).
+			Scan(&wrong, &rows); err != nil {
+			t.Fatal(err)
+		}
+		if wrong != 0 || rows == 0 {
+			t.Fatalf("%s: %d of %d rows carry another key than their stripe's", table, wrong, rows)
+		}
+	}
+	citus, err := postgres.IsCitus(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !citus {
+		t.Log("PostgreSQL: the shard ranges are checked on a Citus cluster (CORRIDOR_TESTDB_SOURCE=citus)")
+		return
+	}
+	checkChainShards(t, p, keys)
+}
+
+// checkChainShards checks, on Citus, that the chain's tables are distributed by chain_key in the
+// tenant tables' co-location group and that each bucket's key lies in the shard whose hash
+// range is the bucket's (of 32 equal ranges), the shard of that bucket's tenants.
+func checkChainShards(t *testing.T, p privateLedger, keys map[int]string) {
+	t.Helper()
+	ctx := context.Background()
+	db := p.store.DB().DB
+	var byKey, groups int
+	if err := db.QueryRowContext(ctx, `SELECT
+		count(*) FILTER (WHERE logicalrelid <> 'twofactor_settings'::regclass AND column_to_column_name(logicalrelid, partkey) = 'chain_key'),
+		count(DISTINCT colocationid)
+		FROM pg_dist_partition WHERE logicalrelid IN ('ledger_chain_heads'::regclass, 'ledger_chain'::regclass, 'twofactor_settings'::regclass)
+		AND partmethod = 'h'`).Scan(&byKey, &groups); err != nil {
+		t.Fatal(err)
+	}
+	if byKey != 2 || groups != 1 {
+		t.Fatalf("%d chain tables hash-distributed by chain_key (want 2), in %d co-location groups with the tenant tables (want 1)", byKey, groups)
+	}
+	tenants := map[int]string{}
+	for len(tenants) < postgres.ChainBuckets {
+		id := core.NewID(core.PrefixTenant)
+		tenants[p.bucketOf(t, id)] = id
+	}
+	for b, key := range keys {
+		var low, tenantLow int64
+		if err := db.QueryRowContext(ctx, `SELECT
+			(SELECT shardminvalue::bigint FROM pg_dist_shard WHERE shardid = get_shard_id_for_distribution_column('ledger_chain_heads', $1::text)),
+			(SELECT shardminvalue::bigint FROM pg_dist_shard WHERE shardid = get_shard_id_for_distribution_column('twofactor_settings', $2::text))`,
+			key, tenants[b]).Scan(&low, &tenantLow); err != nil {
+			t.Fatal(err)
+		}
+		if want := int64(-1<<31) + int64(b)*(1<<32)/int64(postgres.ChainBuckets); low != want || tenantLow != want {
+			t.Fatalf("bucket %d: key %q in the shard from %d, its tenant %s in the shard from %d; want both from %d",
+				b, key, low, tenants[b], tenantLow, want)
+		}
+	}
+}
