@@ -75,8 +75,10 @@ END
 $$;
 
 -- ledger_link_batch: as before (migration 000065), the links and heads written with their
--- bucket's key. One group (environment, bucket) after the other; the links of every group
--- inserted, and the heads moved, in one statement each at the end.
+-- bucket's key. One group (environment, bucket) after the other, each group's head moved by a
+-- statement naming its key (on Citus it goes to the bucket's shard alone: an UPDATE joined to
+-- an array of keys would go to every shard); the links of every group inserted in one
+-- statement at the end (Citus sends each row to its shard).
 CREATE OR REPLACE FUNCTION ledger_link_batch(p_environments text[], p_homes text[], p_ids text[], p_canonicals bytea[])
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
@@ -92,11 +94,6 @@ DECLARE
     keys    text[] := '{}';
     places  bigint[] := '{}';
     hashes  bytea[] := '{}';
-    h_envs  text[] := '{}';
-    h_s     smallint[] := '{}';
-    h_keys  text[] := '{}';
-    h_pos   bigint[] := '{}';
-    h_hash  bytea[] := '{}';
 BEGIN
     FOR g IN
         SELECT x.e, ledger_chain_bucket(x.home) AS b, array_agg(x.n::integer ORDER BY x.n) AS members
@@ -117,18 +114,11 @@ BEGIN
             places := places || pos;
             hashes := hashes || h;
         END LOOP;
-        h_envs := h_envs || g.e;
-        h_s := h_s || s;
-        h_keys := h_keys || k;
-        h_pos := h_pos || pos;
-        h_hash := h_hash || h;
+        UPDATE ledger_chain_heads SET position = pos, hash = h WHERE chain_key = k AND environment = g.e AND stripe = s;
     END LOOP;
     INSERT INTO ledger_chain (transfer_id, environment, stripe, position, hash, chain_key)
     SELECT p_ids[x.i], x.e, x.s, x.position, x.hash, x.k
     FROM unnest(members, envs, stripes, places, hashes, keys) AS x (i, e, s, position, hash, k);
-    UPDATE ledger_chain_heads hd SET position = x.position, hash = x.hash
-    FROM unnest(h_envs, h_s, h_pos, h_hash, h_keys) AS x (e, s, position, hash, k)
-    WHERE hd.chain_key = x.k AND hd.environment = x.e AND hd.stripe = x.s;
     RETURN coalesce(array_length(p_ids, 1), 0);
 END
 $$;

@@ -174,11 +174,6 @@ DECLARE
     keys    text[] := '{}';
     places  bigint[] := '{}';
     hashes  bytea[] := '{}';
-    h_envs  text[] := '{}';
-    h_s     smallint[] := '{}';
-    h_keys  text[] := '{}';
-    h_pos   bigint[] := '{}';
-    h_hash  bytea[] := '{}';
 BEGIN
     FOR g IN
         SELECT x.e, ledger_chain_bucket(x.home) AS b, array_agg(x.n::integer ORDER BY x.n) AS members
@@ -199,18 +194,11 @@ BEGIN
             places := places || pos;
             hashes := hashes || h;
         END LOOP;
-        h_envs := h_envs || g.e;
-        h_s := h_s || s;
-        h_keys := h_keys || k;
-        h_pos := h_pos || pos;
-        h_hash := h_hash || h;
+        UPDATE ledger_chain_heads SET position = pos, hash = h WHERE chain_key = k AND environment = g.e AND stripe = s;
     END LOOP;
     INSERT INTO ledger_chain (transfer_id, environment, stripe, position, hash, chain_key)
     SELECT p_ids[x.i], x.e, x.s, x.position, x.hash, x.k
     FROM unnest(members, envs, stripes, places, hashes, keys) AS x (i, e, s, position, hash, k);
-    UPDATE ledger_chain_heads hd SET position = x.position, hash = x.hash
-    FROM unnest(h_envs, h_s, h_pos, h_hash, h_keys) AS x (e, s, position, hash, k)
-    WHERE hd.chain_key = x.k AND hd.environment = x.e AND hd.stripe = x.s;
     RETURN coalesce(array_length(p_ids, 1), 0);
 END
 $$;

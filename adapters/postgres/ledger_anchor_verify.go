@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/uptrace/bun"
@@ -107,7 +108,11 @@ func recomputeChain(ctx context.Context, tx *sql.Tx, env string, stripe int, wan
 	var prev []byte
 	var n, after int64
 	v := &verifier{q: tx}
-	head := chainHead{env: env, stripe: stripe}
+	// The walk is bounded by the anchors, not by the head: no position limit.
+	head := chainHead{env: env, stripe: stripe, position: math.MaxInt64}
+	if err := tx.QueryRowContext(ctx, `SELECT ledger_chain_stripe_key($1::smallint)`, stripe).Scan(&head.key); err != nil {
+		return err
+	}
 	for n < highest {
 		batch, err := v.stripeBatch(ctx, head, after)
 		if err != nil {
@@ -117,12 +122,15 @@ func recomputeChain(ctx context.Context, tx *sql.Tx, env string, stripe int, wan
 			break
 		}
 		for _, e := range batch {
+			after = e.position
+			if e.missing { // a link without its transfer: the transfers after it shift down
+				continue
+			}
 			n++
 			prev = ledger.ChainHash(prev, e.stored.Transfer)
 			if wanted[n] {
 				out[positionKey{k, n}] = prev
 			}
-			after = e.position
 			if n == highest {
 				break
 			}

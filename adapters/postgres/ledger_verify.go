@@ -201,7 +201,39 @@ func (v *verifier) chains(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	v.out.Breaks = append(v.out.Breaks, breaks...)
+	if err := v.beyondHeads(ctx); err != nil {
+		return err
+	}
 	return v.placement(ctx, db)
+}
+
+// verifyBeyondHeadsSQL finds the stripes with links past their head. It joins each link to its
+// head by the bucket key too, so on Citus it runs within each shard group, heads and links read
+// together there.
+const verifyBeyondHeadsSQL = `SELECT c.environment, c.stripe, h.position, min(c.position), count(*)
+FROM ledger_chain c JOIN ledger_chain_heads h
+    ON h.chain_key = c.chain_key AND h.environment = c.environment AND h.stripe = c.stripe
+WHERE c.position > h.position GROUP BY c.environment, c.stripe, h.position ORDER BY 1, 2`
+
+// beyondHeads reports links past their stripe's head: the walks stop at the head they read.
+func (v *verifier) beyondHeads(ctx context.Context) error {
+	rows, err := v.q.QueryContext(ctx, verifyBeyondHeadsSQL)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var b ChainBreak
+		var env string
+		var head, links int64
+		if err := rows.Scan(&env, &b.Stripe, &head, &b.Position, &links); err != nil {
+			return err
+		}
+		b.Environment, b.Sequence = core.Environment(env), 1<<63-1
+		b.Reason = fmt.Sprintf("chain head says position %d, %d links lie beyond it", head, links)
+		v.out.Breaks = append(v.out.Breaks, b)
+	}
+	return rows.Err()
 }
 
 // walkStripes walks every stripe, verifyWorkers at a time. Each worker reads in its own

@@ -219,3 +219,20 @@ func checkChainShards(t *testing.T, p privateLedger, keys map[int]string) {
 		}
 	}
 }
+
+// TestVerify_LinkPastTheHead: a link written past its stripe's head (a forged transfer's, its
+// head left alone) breaks that stripe, although the walks stop at the head they read.
+func TestVerify_LinkPastTheHead(t *testing.T) {
+	t.Parallel()
+	p := newPrivateLedger(t)
+	tenantA, tenantB := p.twoBuckets(t)
+	transfers := p.postForTenants(t, tenantA, tenantB)
+	stripe := p.stripeOf(t, transfers[0].ID)
+	p.exec(t, `INSERT INTO ledger_chain (transfer_id, environment, stripe, position, hash, chain_key)
+		SELECT 'trf_forged', environment, stripe, position + 1, hash, chain_key FROM ledger_chain_heads
+		WHERE environment = 'TEST' AND stripe = ?`, stripe)
+	v := p.verify(t)
+	if len(v.Breaks) != 1 || v.Breaks[0].Stripe != stripe || !strings.Contains(v.Breaks[0].Reason, "beyond") {
+		t.Fatalf("breaks %+v, want one past the head of stripe %d", v.Breaks, stripe)
+	}
+}
