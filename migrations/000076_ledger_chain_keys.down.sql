@@ -85,7 +85,7 @@ BEGIN
 END
 $$;
 
-ALTER TABLE ledger_chain DROP CONSTRAINT ledger_chain_position_key,
+ALTER TABLE ledger_chain DROP CONSTRAINT ledger_chain_pkey,
     ADD CONSTRAINT ledger_chain_position_key UNIQUE (environment, stripe, position);
 ALTER TABLE ledger_chain DROP COLUMN chain_key;
 ALTER TABLE ledger_chain_heads DROP CONSTRAINT ledger_chain_heads_pkey,

@@ -29,9 +29,11 @@ ALTER TABLE ledger_chain_heads ALTER COLUMN chain_key SET NOT NULL,
 
 ALTER TABLE ledger_chain ADD COLUMN chain_key text;
 UPDATE ledger_chain SET chain_key = ledger_chain_stripe_key(stripe);
+-- The position key becomes the primary key: Citus moves a shard between nodes by logical
+-- replication, which needs one (a unique constraint is not a replica identity).
 ALTER TABLE ledger_chain ALTER COLUMN chain_key SET NOT NULL,
     DROP CONSTRAINT ledger_chain_position_key,
-    ADD CONSTRAINT ledger_chain_position_key UNIQUE (environment, stripe, position, chain_key);
+    ADD CONSTRAINT ledger_chain_pkey PRIMARY KEY (environment, stripe, position, chain_key);
 
 -- ledger_chain_lane: as before (migration 000065), every statement naming the bucket's key.
 CREATE OR REPLACE FUNCTION ledger_chain_lane(p_environment text, p_bucket smallint) RETURNS smallint LANGUAGE plpgsql AS $$

@@ -1733,7 +1733,7 @@ ALTER TABLE ONLY public.ledger_chain_heads
     ADD CONSTRAINT ledger_chain_heads_pkey PRIMARY KEY (environment, stripe, chain_key);
 
 ALTER TABLE ONLY public.ledger_chain
-    ADD CONSTRAINT ledger_chain_position_key UNIQUE (environment, stripe, "position", chain_key);
+    ADD CONSTRAINT ledger_chain_pkey PRIMARY KEY (environment, stripe, "position", chain_key);
 
 ALTER TABLE ONLY public.ledger_home_split
     ADD CONSTRAINT ledger_home_split_pkey PRIMARY KEY (only_row);
