@@ -30,7 +30,8 @@ func TestCitus_ChainWritesOnTheTenantsWorker(t *testing.T) {
 	}
 	store := singleShardStore(t)
 	if err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		accts, err := tx.Ledger().OpenAccounts(ctx, time.Now(), ledger.World(core.EnvTest, ledger.AssetUSDC, "chain-test"),
+		// The world account's share of the tenant: the transfer has one home, the tenant's.
+		accts, err := tx.Ledger().OpenAccounts(ctx, time.Now(), ledger.Share(ledger.World(core.EnvTest, ledger.AssetUSDC, "chain-test"), ten.ID),
 			ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, ten.ID))
 		if err != nil {
 			return err
