@@ -115,8 +115,11 @@ ORDER BY t.sequence`
 //     and each recorded hash is ledger.ChainHash of the previous one and the transfer, as its
 //     columns and postings read now; the head row matches the last link. Stripes are walked in
 //     parallel (verifyWorkers transactions on the same snapshot): each lies in one shard group,
-//     so on a distributed ledger each walk reads one group. Then every transfer is in exactly
-//     one stripe, and a bucket's stripe holds only transfers whose home tenant is in the bucket;
+//     so on a distributed ledger each walk reads one group (by the stripe's chain key, up to
+//     the head read first: on Citus the exported snapshot does not reach the workers, and links
+//     are only appended). Then no link lies past its head, every transfer is in exactly one
+//     stripe, and a bucket's stripe holds only transfers whose home tenant is in the bucket,
+//     under its stripe's key;
 //  2. the history, in sequence order: each posting's recorded balance change is what
 //     ledger.Effects says the transfer does, and the recorded balance after it is the running
 //     sum; holds are resolved at most once and transfer states match their resolutions;
