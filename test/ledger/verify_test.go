@@ -156,6 +156,10 @@ func TestVerify_Tamper(t *testing.T) {
 			p.exec(t, "DELETE FROM ledger_postings WHERE transfer_id = ?", v.ID)
 			p.exec(t, "DELETE FROM ledger_transfers WHERE id = ?", v.ID)
 		}, true, ""},
+		{"transfer deleted, its link kept", func(t *testing.T, p privateLedger, v ledger.Transfer) {
+			p.exec(t, "DELETE FROM ledger_postings WHERE transfer_id = ?", v.ID)
+			p.exec(t, "DELETE FROM ledger_transfers WHERE id = ?", v.ID)
+		}, true, ""},
 		{"balance row", func(t *testing.T, p privateLedger, v ledger.Transfer) {
 			p.exec(t, "UPDATE ledger_balances SET posted = posted + 1 WHERE account_id = ?", v.Postings[1].AccountID)
 		}, false, ""},
