@@ -202,7 +202,23 @@ func Distribute(ctx context.Context, url string) (bool, error) {
 			return true, fmt.Errorf("citus: foreign key %s of %s: %w", k.name, k.table, err)
 		}
 	}
-	return true, nil
+	return true, distributeFunctions(ctx, conn)
+}
+
+// workerFunctions are the functions that queries over distributed tables run on the workers
+// (verify's placement check computes a link's bucket and key there). Created by a migration
+// before Citus was installed, a function exists on the coordinator only until it is made a
+// distributed object.
+var workerFunctions = []string{"ledger_chain_bucket(text)", "ledger_chain_key(smallint)", "ledger_chain_stripe_key(smallint)"}
+
+func distributeFunctions(ctx context.Context, conn *sql.Conn) error {
+	for _, f := range workerFunctions {
+		if _, err := conn.ExecContext(ctx, `SELECT create_distributed_function($1) WHERE NOT EXISTS (
+			SELECT 1 FROM pg_dist_object WHERE classid = 'pg_proc'::regclass AND objid = $1::regprocedure)`, f); err != nil {
+			return fmt.Errorf("citus: function %s: %w", f, err)
+		}
+	}
+	return nil
 }
 
 // foreignKey is one foreign key constraint, as pg_get_constraintdef gives it.

@@ -190,6 +190,13 @@ func checkChainShards(t *testing.T, p privateLedger, keys map[int]string) {
 	if byKey != 2 || groups != 1 {
 		t.Fatalf("%d chain tables hash-distributed by chain_key (want 2), in %d co-location groups with the tenant tables (want 1)", byKey, groups)
 	}
+	// Verify's placement check computes buckets and keys on the workers.
+	var functions int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pg_dist_object WHERE classid = 'pg_proc'::regclass AND objid IN (
+		'ledger_chain_bucket(text)'::regprocedure, 'ledger_chain_key(smallint)'::regprocedure,
+		'ledger_chain_stripe_key(smallint)'::regprocedure)`).Scan(&functions); err != nil || functions != 3 {
+		t.Fatalf("%d of the chain's 3 functions are distributed objects (err %v)", functions, err)
+	}
 	tenants := map[int]string{}
 	for len(tenants) < postgres.ChainBuckets {
 		id := core.NewID(core.PrefixTenant)
