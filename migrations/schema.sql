@@ -117,6 +117,16 @@ CREATE FUNCTION public.ledger_chain_bucket(p_tenant text) RETURNS smallint
     SELECT (((hashtext(p_tenant)::bigint + 2147483648) * 32) / 4294967296)::smallint
 $$;
 
+CREATE FUNCTION public.ledger_chain_key(p_bucket smallint) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT (ARRAY['chain-0-40', 'chain-1-10', 'chain-2-36', 'chain-3-16', 'chain-4-19', 'chain-5-3', 'chain-6-147',
+        'chain-7-7', 'chain-8-129', 'chain-9-42', 'chain-10-14', 'chain-11-15', 'chain-12-17', 'chain-13-0',
+        'chain-14-46', 'chain-15-6', 'chain-16-27', 'chain-17-5', 'chain-18-6', 'chain-19-10', 'chain-20-126',
+        'chain-21-28', 'chain-22-10', 'chain-23-104', 'chain-24-64', 'chain-25-12', 'chain-26-15', 'chain-27-23',
+        'chain-28-2', 'chain-29-59', 'chain-30-13', 'chain-31-28'])[p_bucket + 1]
+$$;
+
 CREATE FUNCTION public.ledger_chain_lane(p_environment text, p_bucket smallint) RETURNS smallint
     LANGUAGE plpgsql
     AS $$
@@ -124,20 +134,28 @@ DECLARE
     setting text := 'corridor.chain_lane_' || lower(p_environment) || '_' || p_bucket;
     s       smallint := nullif(current_setting(setting, true), '')::smallint;
     first   smallint := 16 + 4 * p_bucket;
+    k       text := ledger_chain_key(p_bucket);
 BEGIN
     IF s IS NOT NULL THEN
         RETURN s;
     END IF;
     SELECT h.stripe INTO s FROM ledger_chain_heads h
-    WHERE h.environment = p_environment AND h.stripe BETWEEN first AND first + 3
+    WHERE h.chain_key = k AND h.environment = p_environment AND h.stripe BETWEEN first AND first + 3
     ORDER BY (h.stripe - first + txid_current()) % 4 LIMIT 1 FOR UPDATE SKIP LOCKED;
     IF NOT FOUND THEN
         s := first + (txid_current() % 4)::smallint;
-        PERFORM 1 FROM ledger_chain_heads h WHERE h.environment = p_environment AND h.stripe = s FOR UPDATE;
+        PERFORM 1 FROM ledger_chain_heads h WHERE h.chain_key = k AND h.environment = p_environment AND h.stripe = s
+        FOR UPDATE;
     END IF;
     PERFORM set_config(setting, s::text, true);
     RETURN s;
 END
+$$;
+
+CREATE FUNCTION public.ledger_chain_stripe_key(p_stripe smallint) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT ledger_chain_key(CASE WHEN p_stripe < 16 THEN 0 ELSE (p_stripe - 16) / 4 END::smallint)
 $$;
 
 CREATE FUNCTION public.ledger_link_batch(p_environments text[], p_homes text[], p_ids text[], p_canonicals bytea[]) RETURNS integer
@@ -146,46 +164,41 @@ CREATE FUNCTION public.ledger_link_batch(p_environments text[], p_homes text[], 
 DECLARE
     g       record;
     s       smallint;
+    k       text;
     pos     bigint;
     h       bytea;
     i       integer;
     members integer[] := '{}';
     envs    text[] := '{}';
     stripes smallint[] := '{}';
+    keys    text[] := '{}';
     places  bigint[] := '{}';
     hashes  bytea[] := '{}';
-    h_envs  text[] := '{}';
-    h_s     smallint[] := '{}';
-    h_pos   bigint[] := '{}';
-    h_hash  bytea[] := '{}';
 BEGIN
     FOR g IN
         SELECT x.e, ledger_chain_bucket(x.home) AS b, array_agg(x.n::integer ORDER BY x.n) AS members
         FROM unnest(p_environments, p_homes) WITH ORDINALITY AS x (e, home, n)
         GROUP BY 1, 2 ORDER BY 1, 2
     LOOP
+        k := ledger_chain_key(g.b);
         s := ledger_chain_lane(g.e, g.b);
-        SELECT position, hash INTO STRICT pos, h FROM ledger_chain_heads WHERE environment = g.e AND stripe = s;
+        SELECT position, hash INTO STRICT pos, h FROM ledger_chain_heads
+        WHERE chain_key = k AND environment = g.e AND stripe = s;
         FOREACH i IN ARRAY g.members LOOP
             pos := pos + 1;
             h := sha256(h || p_canonicals[i]);
             members := members || i;
             envs := envs || g.e;
             stripes := stripes || s;
+            keys := keys || k;
             places := places || pos;
             hashes := hashes || h;
         END LOOP;
-        h_envs := h_envs || g.e;
-        h_s := h_s || s;
-        h_pos := h_pos || pos;
-        h_hash := h_hash || h;
+        UPDATE ledger_chain_heads SET position = pos, hash = h WHERE chain_key = k AND environment = g.e AND stripe = s;
     END LOOP;
-    INSERT INTO ledger_chain (transfer_id, environment, stripe, position, hash)
-    SELECT p_ids[x.i], x.e, x.s, x.position, x.hash
-    FROM unnest(members, envs, stripes, places, hashes) AS x (i, e, s, position, hash);
-    UPDATE ledger_chain_heads hd SET position = x.position, hash = x.hash
-    FROM unnest(h_envs, h_s, h_pos, h_hash) AS x (e, s, position, hash)
-    WHERE hd.environment = x.e AND hd.stripe = x.s;
+    INSERT INTO ledger_chain (transfer_id, environment, stripe, position, hash, chain_key)
+    SELECT p_ids[x.i], x.e, x.s, x.position, x.hash, x.k
+    FROM unnest(members, envs, stripes, places, hashes, keys) AS x (i, e, s, position, hash, k);
     RETURN coalesce(array_length(p_ids, 1), 0);
 END
 $$;
@@ -194,15 +207,17 @@ CREATE FUNCTION public.ledger_link_transfer() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
 DECLARE
-    s        smallint := ledger_chain_lane(NEW.environment, ledger_chain_bucket(NEW.home_tenant_id));
+    b        smallint := ledger_chain_bucket(NEW.home_tenant_id);
+    k        text := ledger_chain_key(b);
+    s        smallint := ledger_chain_lane(NEW.environment, b);
     new_pos  bigint;
     new_hash bytea;
 BEGIN
     UPDATE ledger_chain_heads SET position = position + 1, hash = sha256(hash || NEW.canonical)
-    WHERE environment = NEW.environment AND stripe = s
+    WHERE chain_key = k AND environment = NEW.environment AND stripe = s
     RETURNING position, hash INTO STRICT new_pos, new_hash;
-    INSERT INTO ledger_chain (transfer_id, environment, stripe, position, hash)
-    VALUES (NEW.id, NEW.environment, s, new_pos, new_hash);
+    INSERT INTO ledger_chain (transfer_id, environment, stripe, position, hash, chain_key)
+    VALUES (NEW.id, NEW.environment, s, new_pos, new_hash, k);
     RETURN NULL;
 END
 $$;
@@ -674,6 +689,7 @@ CREATE TABLE public.ledger_chain (
     stripe smallint NOT NULL,
     "position" bigint NOT NULL,
     hash bytea NOT NULL,
+    chain_key text NOT NULL,
     CONSTRAINT ledger_chain_hash_check CHECK ((length(hash) = 32)),
     CONSTRAINT ledger_chain_position_check CHECK (("position" > 0))
 );
@@ -683,6 +699,7 @@ CREATE TABLE public.ledger_chain_heads (
     stripe smallint NOT NULL,
     "position" bigint DEFAULT 0 NOT NULL,
     hash bytea DEFAULT '\x'::bytea NOT NULL,
+    chain_key text NOT NULL,
     CONSTRAINT ledger_chain_heads_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT ledger_chain_heads_stripe_check CHECK ((stripe >= 0))
 )
@@ -1714,10 +1731,10 @@ ALTER TABLE ONLY public.ledger_balances
     ADD CONSTRAINT ledger_balances_pkey PRIMARY KEY (account_id, home_tenant_id);
 
 ALTER TABLE ONLY public.ledger_chain_heads
-    ADD CONSTRAINT ledger_chain_heads_pkey PRIMARY KEY (environment, stripe);
+    ADD CONSTRAINT ledger_chain_heads_pkey PRIMARY KEY (environment, stripe, chain_key);
 
 ALTER TABLE ONLY public.ledger_chain
-    ADD CONSTRAINT ledger_chain_position_key UNIQUE (environment, stripe, "position");
+    ADD CONSTRAINT ledger_chain_pkey PRIMARY KEY (environment, stripe, "position", chain_key);
 
 ALTER TABLE ONLY public.ledger_home_split
     ADD CONSTRAINT ledger_home_split_pkey PRIMARY KEY (only_row);

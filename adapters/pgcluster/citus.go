@@ -32,6 +32,10 @@ var citusSettings = []string{
 	"max_wal_senders = 10",
 	"max_replication_slots = 10",
 	"citus.shard_count = 8",
+	// Citus runs a maintenance daemon per database on every node (two-phase commit recovery,
+	// deadlock detection), a background worker each: PostgreSQL's default 8 ran out with a few
+	// test databases at once ("could not start maintenance background worker").
+	"max_worker_processes = 32",
 }
 
 // Citus is a local Citus cluster: a coordinator, which the service connects to, and workers,
@@ -139,6 +143,31 @@ func (cc *Citus) CreateDatabase(ctx context.Context, dbname string) error {
 			return fmt.Errorf("pgcluster: citus extension in %s on port %d: %w", dbname, n.Port(), err)
 		}
 	}
+	return cc.registering(ctx, func() error { return cc.registerNodes(ctx, dbname) })
+}
+
+// registerLock is the advisory lock (in the coordinator's `postgres` database) that
+// serializes registering workers across databases: any fixed key.
+const registerLock = 7_413_002
+
+// registering runs fn holding registerLock. Registering a worker syncs Citus's metadata to it,
+// which rewrites cluster-wide rows there (the roles): two databases registered at once on the
+// same workers (parallel tests, each with a database of its own) failed one of them with
+// "tuple concurrently updated" on the worker, reported by citus_add_node as "failure on
+// connection marked as essential". The lock is taken on the server, so it holds across
+// processes sharing the cluster too.
+func (cc *Citus) registering(ctx context.Context, fn func() error) error {
+	return withConn(ctx, cc.Coordinator.URL("postgres"), func(conn *pgx.Conn) error {
+		if _, err := conn.Exec(ctx, "select pg_advisory_lock($1)", registerLock); err != nil {
+			return err
+		}
+		defer conn.Exec(context.WithoutCancel(ctx), "select pg_advisory_unlock($1)", registerLock) //nolint:errcheck // the session ends right after
+		return fn()
+	})
+}
+
+// registerNodes tells dbname's coordinator its own address and registers the workers.
+func (cc *Citus) registerNodes(ctx context.Context, dbname string) error {
 	return inDatabase(ctx, cc.URL(dbname), func(conn *pgx.Conn) error {
 		if _, err := conn.Exec(ctx, "select citus_set_coordinator_host('127.0.0.1', $1)", cc.Coordinator.Port()); err != nil {
 			return fmt.Errorf("pgcluster: citus_set_coordinator_host: %w", err)

@@ -111,7 +111,11 @@ var CitusPlan = concatPlans(
 		distBy("offramp_payments", "sender_tenant_id"), dist("route_quotes"), dist("offramp_returns"),
 		dist("offramp_hold_rechecks"), dist("offramp_review_approvals"),
 		distBy("offramp_claims", "sender_tenant_id"), dist("offramp_claim_links"), dist("offramp_claim_challenges"),
-		dist("offramp_escrow_events")},
+		dist("offramp_escrow_events"),
+		// The ledger's hash chain: by its bucket's key (chain_key, migration 000077), a text whose
+		// hash falls in the range of the bucket's tenants, so a bucket's heads and links share the
+		// shard group of its tenants and a commit's chain write goes to its tenants' node.
+		distBy("ledger_chain_heads", "chain_key"), distBy("ledger_chain", "chain_key")},
 	// The unscoped lookups (API key by public id, invite by token hash, a user's memberships):
 	// distributed by the looked-up value, so each lookup asks one shard.
 	[]TablePlacement{lookup("tenant_lookups", "lookup_key")},
@@ -135,8 +139,7 @@ var CitusPlan = concatPlans(
 		// corridor check on the coordinator.
 		coord("ledger_home_split")},
 	pending(Distributed, "tenants",
-		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers", "ledger_account_homes",
-		"ledger_chain", "ledger_chain_heads"),
+		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers", "ledger_account_homes"),
 )
 
 func concatPlans(parts ...[]TablePlacement) []TablePlacement {
@@ -199,7 +202,23 @@ func Distribute(ctx context.Context, url string) (bool, error) {
 			return true, fmt.Errorf("citus: foreign key %s of %s: %w", k.name, k.table, err)
 		}
 	}
-	return true, nil
+	return true, distributeFunctions(ctx, conn)
+}
+
+// workerFunctions are the functions that queries over distributed tables run on the workers
+// (verify's placement check computes a link's bucket and key there). Created by a migration
+// before Citus was installed, a function exists on the coordinator only until it is made a
+// distributed object.
+var workerFunctions = []string{"ledger_chain_bucket(text)", "ledger_chain_key(smallint)", "ledger_chain_stripe_key(smallint)"}
+
+func distributeFunctions(ctx context.Context, conn *sql.Conn) error {
+	for _, f := range workerFunctions {
+		if _, err := conn.ExecContext(ctx, `SELECT create_distributed_function($1) WHERE NOT EXISTS (
+			SELECT 1 FROM pg_dist_object WHERE classid = 'pg_proc'::regclass AND objid = $1::regprocedure)`, f); err != nil {
+			return fmt.Errorf("citus: function %s: %w", f, err)
+		}
+	}
+	return nil
 }
 
 // foreignKey is one foreign key constraint, as pg_get_constraintdef gives it.

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/uptrace/bun"
@@ -107,7 +108,11 @@ func recomputeChain(ctx context.Context, tx *sql.Tx, env string, stripe int, wan
 	var prev []byte
 	var n, after int64
 	v := &verifier{q: tx}
-	head := chainHead{env: env, stripe: stripe}
+	// The walk is bounded by the anchors, not by the head: no position limit.
+	head := chainHead{env: env, stripe: stripe, position: math.MaxInt64}
+	if err := tx.QueryRowContext(ctx, `SELECT ledger_chain_stripe_key($1::smallint)`, stripe).Scan(&head.key); err != nil {
+		return err
+	}
 	for n < highest {
 		batch, err := v.stripeBatch(ctx, head, after)
 		if err != nil {
@@ -117,12 +122,15 @@ func recomputeChain(ctx context.Context, tx *sql.Tx, env string, stripe int, wan
 			break
 		}
 		for _, e := range batch {
+			after = e.position
+			if e.missing { // a link without its transfer: the transfers after it shift down
+				continue
+			}
 			n++
 			prev = ledger.ChainHash(prev, e.stored.Transfer)
 			if wanted[n] {
 				out[positionKey{k, n}] = prev
 			}
-			after = e.position
 			if n == highest {
 				break
 			}
@@ -285,9 +293,11 @@ func (s *LedgerAnchors) proofTransfers(ctx context.Context, h AnchorHead) ([]Pro
 	if h.Position < h.FromPosition {
 		return []ProofTransferExport{}, nil
 	}
-	rows, err := s.db.DB.QueryContext(ctx, `SELECT `+transferColumns+`, c.position
-FROM ledger_chain c JOIN ledger_transfers t ON t.id = c.transfer_id
-WHERE c.environment = $1 AND c.stripe = $2 AND c.position >= $3 AND c.position <= $4 ORDER BY c.position LIMIT $5`,
+	// The links first (materialized), as in the anchor's own read: Citus joins the chain,
+	// distributed by its bucket key, to the transfers only through such a result.
+	rows, err := s.db.DB.QueryContext(ctx, `WITH c AS MATERIALIZED (SELECT transfer_id, position FROM ledger_chain
+    WHERE environment = $1 AND stripe = $2 AND position >= $3 AND position <= $4 ORDER BY position LIMIT $5)
+SELECT `+transferColumns+`, c.position FROM c JOIN ledger_transfers t ON t.id = c.transfer_id ORDER BY c.position`,
 		h.Environment, h.Stripe, h.FromPosition, h.Position, maxProofTransfers)
 	if err != nil {
 		return nil, err

@@ -230,9 +230,11 @@ func sequenceRanges(ctx context.Context, q *sql.Tx, heads []AnchorHead, last []L
 			continue
 		}
 		var first, lastSeq sql.NullInt64
-		err := q.QueryRowContext(ctx, `SELECT min(t.sequence), max(t.sequence) FROM ledger_chain c
-JOIN ledger_transfers t ON t.id = c.transfer_id
-WHERE c.environment = $1 AND c.stripe = $2 AND c.position > $3 AND c.position <= $4`,
+		// The links first (materialized): on Citus the chain is distributed by its bucket key,
+		// not by the transfers' column, and Citus joins the two only through such a result.
+		err := q.QueryRowContext(ctx, `WITH c AS MATERIALIZED (SELECT transfer_id FROM ledger_chain
+    WHERE environment = $1 AND stripe = $2 AND position > $3 AND position <= $4)
+SELECT min(t.sequence), max(t.sequence) FROM c JOIN ledger_transfers t ON t.id = c.transfer_id`,
 			h.Environment, h.Stripe, from, h.Position).Scan(&first, &lastSeq)
 		if err != nil {
 			return err

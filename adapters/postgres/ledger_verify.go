@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -51,19 +52,32 @@ const (
 	maxProblems     = 100
 	verifyBatchSize = 1000
 	verifyChainsSQL = `SELECT environment, stripe, position, hash FROM ledger_chain_heads ORDER BY environment, stripe`
-	verifyStripeSQL = `SELECT ` + transferColumns + `, c.position, c.hash
-FROM ledger_chain c JOIN ledger_transfers t ON t.id = c.transfer_id
-WHERE c.environment = $1 AND c.stripe = $2 AND c.position > $3 ORDER BY c.position LIMIT $4`
+	// verifyHeadsSQL reads every head with its bucket's distribution key (migration 000077),
+	// so that each stripe's walk names it and reads one shard group on a distributed ledger.
+	verifyHeadsSQL = `SELECT environment, stripe, position, hash, chain_key FROM ledger_chain_heads ORDER BY environment, stripe`
+	// verifyLinksSQL reads a batch of one stripe's links, no further than the head read first:
+	// links are only appended, so a walk bounded by its head reads the same rows on any later
+	// snapshot (a distributed database's nodes do not share one).
+	verifyLinksSQL = `SELECT transfer_id, position, hash FROM ledger_chain
+WHERE chain_key = $1 AND environment = $2 AND stripe = $3 AND position > $4 AND position <= $5
+ORDER BY position LIMIT $6`
+	// verifyLinkedSQL reads the transfers a batch of links names. Read apart from the links: on
+	// a distributed ledger the two tables are distributed by different columns, which Citus
+	// does not join.
+	verifyLinkedSQL = `SELECT ` + transferColumns + ` FROM ledger_transfers t WHERE t.id = ANY($1::text[])`
 	// verifyPlacementSQL finds transfers that are not in exactly one stripe, and transfers in a
 	// bucket's stripe other than their home tenant's bucket (a stripe must lie in one shard
-	// group). $1 = ChainStripesBefore, $2 = ChainLanes.
-	verifyPlacementSQL = `SELECT t.id, t.home_tenant_id, count(c.transfer_id),
-    coalesce(bool_or(c.stripe >= $1 AND (c.stripe - $1) / $2 <> ledger_chain_bucket(t.home_tenant_id)), false)
-FROM ledger_transfers t LEFT JOIN ledger_chain c ON c.transfer_id = t.id
-GROUP BY t.id, t.home_tenant_id
-HAVING count(c.transfer_id) <> 1
-    OR bool_or(c.stripe >= $1 AND (c.stripe - $1) / $2 <> ledger_chain_bucket(t.home_tenant_id))
-ORDER BY min(t.sequence) LIMIT 10`
+	// group), or filed under another bucket's key than their stripe's. The links are counted
+	// per transfer first (a multi-shard aggregate on Citus), then joined to the transfers.
+	// $1 = ChainStripesBefore, $2 = ChainLanes.
+	verifyPlacementSQL = `WITH c AS MATERIALIZED (
+    SELECT transfer_id, count(*) AS links, min(stripe) AS stripe, bool_or(chain_key <> ledger_chain_stripe_key(stripe)) AS miskeyed
+    FROM ledger_chain GROUP BY transfer_id)
+SELECT t.id, t.home_tenant_id, coalesce(c.links, 0),
+    coalesce(c.miskeyed OR (c.stripe >= $1 AND (c.stripe - $1) / $2 <> ledger_chain_bucket(t.home_tenant_id)), false)
+FROM ledger_transfers t LEFT JOIN c ON c.transfer_id = t.id
+WHERE c.links IS DISTINCT FROM 1 OR c.miskeyed OR (c.stripe >= $1 AND (c.stripe - $1) / $2 <> ledger_chain_bucket(t.home_tenant_id))
+ORDER BY t.sequence LIMIT 10`
 	// verifyHistorySQL reads each transfer with the history rows its arrays name, found by the
 	// history's primary key (account_id, created_at, sequence) from the transfer's own columns.
 	// A leg without its history row reads as found = false (and zeros).
@@ -101,8 +115,11 @@ ORDER BY t.sequence`
 //     and each recorded hash is ledger.ChainHash of the previous one and the transfer, as its
 //     columns and postings read now; the head row matches the last link. Stripes are walked in
 //     parallel (verifyWorkers transactions on the same snapshot): each lies in one shard group,
-//     so on a distributed ledger each walk reads one group. Then every transfer is in exactly
-//     one stripe, and a bucket's stripe holds only transfers whose home tenant is in the bucket;
+//     so on a distributed ledger each walk reads one group (by the stripe's chain key, up to
+//     the head read first: on Citus the exported snapshot does not reach the workers, and links
+//     are only appended). Then no link lies past its head, every transfer is in exactly one
+//     stripe, and a bucket's stripe holds only transfers whose home tenant is in the bucket,
+//     under its stripe's key;
 //  2. the history, in sequence order: each posting's recorded balance change is what
 //     ledger.Effects says the transfer does, and the recorded balance after it is the running
 //     sum; holds are resolved at most once and transfer states match their resolutions;
@@ -157,20 +174,21 @@ type chainHead struct {
 	stripe   int
 	position int64
 	hash     []byte
+	key      string // the bucket's distribution key (chain_key)
 }
 
 // verifyWorkers is how many stripes are walked at once, each on a connection of its own.
 const verifyWorkers = 4
 
 func (v *verifier) chains(ctx context.Context, db *sql.DB) error {
-	rows, err := v.q.QueryContext(ctx, verifyChainsSQL)
+	rows, err := v.q.QueryContext(ctx, verifyHeadsSQL)
 	if err != nil {
 		return err
 	}
 	var heads []chainHead
 	for rows.Next() {
 		var h chainHead
-		if err := rows.Scan(&h.env, &h.stripe, &h.position, &h.hash); err != nil {
+		if err := rows.Scan(&h.env, &h.stripe, &h.position, &h.hash, &h.key); err != nil {
 			rows.Close()
 			return err
 		}
@@ -186,7 +204,39 @@ func (v *verifier) chains(ctx context.Context, db *sql.DB) error {
 		return err
 	}
 	v.out.Breaks = append(v.out.Breaks, breaks...)
-	return v.placement(ctx)
+	if err := v.beyondHeads(ctx); err != nil {
+		return err
+	}
+	return v.placement(ctx, db)
+}
+
+// verifyBeyondHeadsSQL finds the stripes with links past their head. It joins each link to its
+// head by the bucket key too, so on Citus it runs within each shard group, heads and links read
+// together there.
+const verifyBeyondHeadsSQL = `SELECT c.environment, c.stripe, h.position, min(c.position), count(*)
+FROM ledger_chain c JOIN ledger_chain_heads h
+    ON h.chain_key = c.chain_key AND h.environment = c.environment AND h.stripe = c.stripe
+WHERE c.position > h.position GROUP BY c.environment, c.stripe, h.position ORDER BY 1, 2`
+
+// beyondHeads reports links past their stripe's head: the walks stop at the head they read.
+func (v *verifier) beyondHeads(ctx context.Context) error {
+	rows, err := v.q.QueryContext(ctx, verifyBeyondHeadsSQL)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var b ChainBreak
+		var env string
+		var head, links int64
+		if err := rows.Scan(&env, &b.Stripe, &head, &b.Position, &links); err != nil {
+			return err
+		}
+		b.Environment, b.Sequence = core.Environment(env), 1<<63-1
+		b.Reason = fmt.Sprintf("chain head says position %d, %d links lie beyond it", head, links)
+		v.out.Breaks = append(v.out.Breaks, b)
+	}
+	return rows.Err()
 }
 
 // walkStripes walks every stripe, verifyWorkers at a time. Each worker reads in its own
@@ -260,7 +310,7 @@ func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''
 // placement reports transfers that no chain covers (a link row deleted, or written with the
 // link trigger disabled), transfers linked more than once, and transfers linked into the
 // stripe of another bucket than their home tenant's.
-func (v *verifier) placement(ctx context.Context) error {
+func (v *verifier) placement(ctx context.Context, db *sql.DB) error {
 	rows, err := v.q.QueryContext(ctx, verifyPlacementSQL, ChainStripesBefore, ChainLanes)
 	if err != nil {
 		return err
@@ -273,6 +323,11 @@ func (v *verifier) placement(ctx context.Context) error {
 		if err := rows.Scan(&id, &home, &links, &misplaced); err != nil {
 			return err
 		}
+		if links == 0 {
+			if links, err = linksNow(ctx, db, id); err != nil {
+				return err
+			}
+		}
 		switch {
 		case links == 0:
 			v.problem("transfer %s is in no hash chain", id)
@@ -280,10 +335,20 @@ func (v *verifier) placement(ctx context.Context) error {
 			v.problem("transfer %s is in %d hash chain positions, not exactly one", id, links)
 		}
 		if misplaced {
-			v.problem("transfer %s (home %q) is linked in a stripe of another tenant bucket than its home's", id, home)
+			v.problem("transfer %s (home %q) is linked in a stripe of another tenant bucket than its home's, or under another bucket's key", id, home)
 		}
 	}
 	return rows.Err()
+}
+
+// linksNow counts a transfer's links again, outside the snapshot. On a distributed database the
+// nodes' snapshots are not one instant: a transfer committed on one node may be read before its
+// link, committed in the same transaction on another, becomes visible there. A link deleted
+// stays deleted, so a transfer still without one is reported.
+func linksNow(ctx context.Context, db *sql.DB, id string) (int, error) {
+	var n int
+	err := db.QueryRowContext(ctx, `SELECT count(*) FROM ledger_chain WHERE transfer_id = $1`, id).Scan(&n)
+	return n, err
 }
 
 // stripe walks one chain in batches, carrying the last verified hash from batch to batch.
@@ -299,6 +364,10 @@ func (v *verifier) stripe(ctx context.Context, head chainHead) error {
 			break
 		}
 		for _, e := range batch {
+			if e.missing {
+				v.breakAt(head, e, fmt.Sprintf("position %d names transfer %s, which does not exist", e.position, e.stored.Transfer.ID))
+				return nil
+			}
 			if e.position != position+1 {
 				v.breakAt(head, e, fmt.Sprintf("position %d follows position %d: a transfer is missing", e.position, position))
 				return nil
@@ -329,6 +398,7 @@ type stripeEntry struct {
 	sequence int64
 	position int64
 	hash     []byte
+	missing  bool // the link names a transfer that does not exist
 }
 
 type extraScanner struct {
@@ -338,20 +408,61 @@ type extraScanner struct {
 
 func (s extraScanner) Scan(dest ...any) error { return s.rows.Scan(append(dest, s.extra...)...) }
 
+// stripeBatch reads the next links of a stripe after position after, up to its head, with
+// their transfers. A link whose transfer is missing ends the batch, so the walk reports a
+// gap at its position.
 func (v *verifier) stripeBatch(ctx context.Context, head chainHead, after int64) ([]stripeEntry, error) {
-	rows, err := v.q.QueryContext(ctx, verifyStripeSQL, head.env, head.stripe, after, verifyBatchSize)
+	rows, err := v.q.QueryContext(ctx, verifyLinksSQL, head.key, head.env, head.stripe, after, head.position, verifyBatchSize)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []stripeEntry
+	var links []stripeEntry
+	var ids []string
 	for rows.Next() {
 		var e stripeEntry
-		e.stored, e.sequence, err = scanTransfer(extraScanner{rows, []any{&e.position, &e.hash}})
-		if err != nil {
+		if err := rows.Scan(&e.stored.Transfer.ID, &e.position, &e.hash); err != nil {
 			return nil, err
 		}
+		links = append(links, e)
+		ids = append(ids, e.stored.Transfer.ID)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil || len(links) == 0 {
+		return nil, err
+	}
+	transfers, err := v.linked(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]stripeEntry, 0, len(links))
+	for _, e := range links {
+		t, ok := transfers[e.stored.Transfer.ID]
+		if !ok {
+			// The walk sees a gap here: "a transfer is missing".
+			e.stored.Transfer = ledger.Transfer{ID: e.stored.Transfer.ID}
+			e.missing = true
+		} else {
+			e.stored, e.sequence = t.stored, t.sequence
+		}
 		out = append(out, e)
+	}
+	return out, nil
+}
+
+// linked reads the transfers of ids, by id.
+func (v *verifier) linked(ctx context.Context, ids []string) (map[string]stripeEntry, error) {
+	rows, err := v.q.QueryContext(ctx, verifyLinkedSQL, ids)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[string]stripeEntry, len(ids))
+	for rows.Next() {
+		var e stripeEntry
+		if e.stored, e.sequence, err = scanTransfer(rows); err != nil {
+			return nil, err
+		}
+		out[e.stored.Transfer.ID] = e
 	}
 	return out, rows.Err()
 }
