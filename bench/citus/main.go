@@ -10,7 +10,10 @@
 //     its idempotency record).
 //
 // For each it prints transfers per second of wall time and the processor time per transfer
-// (every PostgreSQL node's and this process's), then the Citus/PostgreSQL ratio of both.
+// (every PostgreSQL node's and this process's), then the Citus/PostgreSQL ratio of both, the
+// processor time per transfer by process (service, coordinator, each worker) and the capacity
+// model docs/scaling.md describes, computed from it: what one PostgreSQL server and Citus with
+// N workers would carry on machines of -model-cores cores.
 // Both databases are throwaway clusters with the test settings (fsync off), the service and
 // the nodes share this machine's cores; nothing is asserted (docs/scaling.md records figures).
 package main
@@ -45,6 +48,7 @@ type options struct {
 	deposits    int // the API workload's deposits
 	clients     int
 	tenants     int
+	modelCores  int // the capacity model's cores per machine
 }
 
 // result is one workload on one database.
@@ -52,6 +56,7 @@ type result struct {
 	database, workload string
 	transfers          int
 	wall, cpu          time.Duration
+	split              split // cpu by process, for the capacity model
 	load               string
 }
 
@@ -68,6 +73,7 @@ func main() {
 	flag.IntVar(&o.deposits, "deposits", 3000, "API workload: deposits sent")
 	flag.IntVar(&o.clients, "clients", 32, "API workload: clients sending at once")
 	flag.IntVar(&o.tenants, "tenants", 32, "API workload: tenants the deposits spread over")
+	flag.IntVar(&o.modelCores, "model-cores", 8, "capacity model: cores per machine")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -97,11 +103,12 @@ func run(ctx context.Context, o options) error {
 		fmt.Printf("%-9s citus/postgres: throughput %.2f, cpu per transfer %.2f\n", workload,
 			ci.perSecond()/pg.perSecond(), ci.cpuMs()/pg.cpuMs())
 	}
+	printModel(results, o.modelCores)
 	return nil
 }
 
 // database is a fresh throwaway database: its URL, the data directories of its nodes (for
-// their processor time) and how to remove it.
+// their processor time; the coordinator's, or the one server's, first) and how to remove it.
 type database struct {
 	url      string
 	dataDirs []string
@@ -146,12 +153,24 @@ func provision(ctx context.Context, kind string) (database, error) {
 	return d, nil
 }
 
-func (d database) cpu() time.Duration {
-	total := proccpu.Self()
-	for _, dir := range d.dataDirs {
-		total += proccpu.Server(dir)
+// cpu is the processor time used so far by this process and by each node.
+func (d database) cpu() split {
+	s := split{service: proccpu.Self(), coordinator: proccpu.Server(d.dataDirs[0])}
+	for _, dir := range d.dataDirs[1:] {
+		s.workers = append(s.workers, proccpu.Server(dir))
 	}
-	return total
+	return s
+}
+
+// since is the processor time used between before and s, in total and by process.
+func (s split) since(before split) (time.Duration, split) {
+	out := split{service: s.service - before.service, coordinator: s.coordinator - before.coordinator}
+	total := out.service + out.coordinator
+	for i := range s.workers {
+		out.workers = append(out.workers, s.workers[i]-before.workers[i])
+		total += out.workers[i]
+	}
+	return total, out
 }
 
 // measure runs one workload on a fresh database of its own.
@@ -174,7 +193,8 @@ func measure(ctx context.Context, o options, kind, workload string) (result, err
 func timed(d database, r *result, work func() error) error {
 	loadBefore, cpu0, start := apiload.LoadAverage(), d.cpu(), time.Now()
 	err := work()
-	r.wall, r.cpu = time.Since(start), d.cpu()-cpu0
+	r.wall = time.Since(start)
+	r.cpu, r.split = d.cpu().since(cpu0)
 	r.load = loadBefore + " → " + apiload.LoadAverage()
 	return err
 }
