@@ -3,6 +3,7 @@ package citus
 import (
 	"context"
 	"errors"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/tenant"
 	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestCitus_TenantRowsRouteToOneShard: tenants is distributed by its id, so creating a tenant,
@@ -110,5 +112,28 @@ func expectTenantKeys(t *testing.T) {
 	_, err = db.ExecContext(ctx, `INSERT INTO relayer_tx_counts (tenant_id, environment, day, count) VALUES ('ten_nobody', 'TEST', current_date, 1)`)
 	if err == nil || !strings.Contains(err.Error(), "foreign key") {
 		t.Fatalf("a relayer count of no tenant: %v, want a foreign key violation", err)
+	}
+}
+
+// TestCitus_OperatorFindsTenantsOnEveryShard: with tenants distributed, the operator's tenant
+// search still finds a tenant by id (its shard), by slug and by a member's email (reads over
+// every shard, at operator pace), for tenants whose shard groups live on either worker.
+func TestCitus_OperatorFindsTenantsOnEveryShard(t *testing.T) {
+	operator := env().Client(t).With("X-Operator-Token", harness.OperatorToken)
+	for range 3 {
+		ten := env().NewTenant(t)
+		slug := ten.Root.Get("/v1/tenants/current").Expect(t, 200).JSON(t)["slug"].(string)
+		email := "ops-" + strings.ToLower(ten.ID) + "@example.com"
+		ten.Session.Post("/v1/tenants/members", map[string]any{"email": email}).Expect(t, 201)
+		for q, matchedBy := range map[string]string{ten.ID: "id", slug: "slug", email: "email"} {
+			got := operator.Get("/v1/admin/tenants?q="+url.QueryEscape(q)).Expect(t, 200).JSON(t)
+			list, _ := got["tenants"].([]any)
+			if len(list) != 1 {
+				t.Fatalf("q=%s: %v, want %s alone", q, got, ten.ID)
+			}
+			if m := list[0].(map[string]any); m["id"] != ten.ID || m["matchedBy"] != matchedBy {
+				t.Fatalf("q=%s: %v, want %s matched by %s", q, m, ten.ID, matchedBy)
+			}
+		}
 	}
 }
