@@ -214,7 +214,7 @@ bench-cluster: contracts ## one replica against three on one throwaway primary, 
 	$(GO) run ./bench/cluster $(BENCH_CLUSTER_ARGS)
 
 .PHONY: bench-citus
-bench-citus: contracts citus ## the ledger pipeline and the API's deposits on plain PostgreSQL and on a throwaway Citus cluster (coordinator + 2 workers) in one run: transfers/s, cpu per transfer, ratio (BENCH_CITUS_ARGS; docs/scaling.md)
+bench-citus: contracts citus ## the ledger pipeline and the API's deposits on plain PostgreSQL and on a throwaway Citus cluster (coordinator + 2 workers) in one run: transfers/s, cpu per transfer by process, ratio, and the capacity model for N workers (BENCH_CITUS_ARGS; docs/scaling.md)
 	$(GO) run ./bench/citus $(BENCH_CITUS_ARGS)
 
 .PHONY: bench-money

@@ -39,10 +39,17 @@ type TablePlacement struct {
 	// Pending, for a Local table, names the placement it is meant to reach once its keys carry
 	// the tenant (docs/scaling.md); empty for a table meant to stay on the coordinator.
 	Pending Placement
+	// GlobalKeys are a Distributed table's unique constraints without its distribution column,
+	// which Citus refuses: Distribute drops them before distributing the table. Each is kept
+	// by a lookup row per value instead (tenant_lookups, unique by the value), written in the
+	// unit that writes the row; on PostgreSQL they stay as a second guard.
+	GlobalKeys []string
 }
 
 // tenantColocation is the co-location group's first table: every distributed table is
-// co-located with it, so a tenant's rows of each share a worker.
+// co-located with it, so a tenant's rows of each share a worker. It is not tenants: tenants
+// can be distributed only after every table keyed to it, and the databases distributed before
+// tenants moved already anchor their group here.
 const tenantColocation = "twofactor_settings"
 
 func dist(t string) TablePlacement {
@@ -115,7 +122,12 @@ var CitusPlan = concatPlans(
 		// The ledger's hash chain: by its bucket's key (chain_key, migration 000077), a text whose
 		// hash falls in the range of the bucket's tenants, so a bucket's heads and links share the
 		// shard group of its tenants and a commit's chain write goes to its tenants' node.
-		distBy("ledger_chain_heads", "chain_key"), distBy("ledger_chain", "chain_key")},
+		distBy("ledger_chain_heads", "chain_key"), distBy("ledger_chain", "chain_key"),
+		// tenants last of its group: every table above keeps a key to it, and Citus takes a key
+		// to a distributed table only from a distributed table. Their keys come back once it is
+		// placed, where the key's column is the table's distribution column. A slug and an
+		// owner stay unique across tenants through their lookup rows.
+		{Table: "tenants", Placement: Distributed, Column: "id", GlobalKeys: []string{"tenants_slug_key", "tenants_owner_user_id_key"}}},
 	// The unscoped lookups (API key by public id, invite by token hash, a user's memberships):
 	// distributed by the looked-up value, so each lookup asks one shard.
 	[]TablePlacement{lookup("tenant_lookups", "lookup_key")},
@@ -138,7 +150,7 @@ var CitusPlan = concatPlans(
 		// One global row: when money between tenants became two single-home legs, read by
 		// corridor check on the coordinator.
 		coord("ledger_home_split")},
-	pending(Distributed, "tenants",
+	pending(Distributed,
 		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers", "ledger_account_homes"),
 )
 
@@ -197,6 +209,11 @@ func Distribute(ctx context.Context, url string) (bool, error) {
 		}
 	}
 	for _, k := range deferred {
+		if !colocatedKey(k) {
+			// Not a key Citus can hold (a bill's sender, a payment's recipient: another tenant's
+			// row); the key is gone on Citus, as it was while tenants stayed local.
+			continue
+		}
 		q := fmt.Sprintf(`ALTER TABLE %s ADD CONSTRAINT %s %s`, quoteIdent(k.table), quoteIdent(k.name), k.def)
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return true, fmt.Errorf("citus: foreign key %s of %s: %w", k.name, k.table, err)
@@ -248,6 +265,12 @@ func place(ctx context.Context, conn *sql.Conn, p TablePlacement) ([]foreignKey,
 	}
 	if err := swapToPerHomeKeys(ctx, conn, p.Table); err != nil {
 		return deferred, err
+	}
+	for _, name := range p.GlobalKeys {
+		q := fmt.Sprintf(`ALTER TABLE %s DROP CONSTRAINT IF EXISTS %s`, quoteIdent(p.Table), quoteIdent(name))
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return deferred, err
+		}
 	}
 	return deferred, distributeTable(ctx, conn, p)
 }
@@ -304,8 +327,11 @@ func distributeTable(ctx context.Context, conn *sql.Conn, p TablePlacement) erro
 }
 
 // deferForeignKeysFromLocal drops the foreign keys that tables not yet placed hold to table
-// and returns them. Only a table planned as distributed may hold one (a table staying local
-// could not keep it at all), and the plan places it later.
+// and returns those of tables the plan distributes later, to be added back. A table staying on
+// the coordinator for good cannot keep a key to a distributed table at all: its key is dropped
+// for good (phone_alias_attempts' to tenants: code budgets, whose tenant is only a label). A
+// table planned to become a reference table or distributed later while still local is a
+// mistake in the plan's order and stops the run.
 func deferForeignKeysFromLocal(ctx context.Context, conn *sql.Conn, table string) ([]foreignKey, error) {
 	rows, err := conn.QueryContext(ctx, `SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid)
 		FROM pg_constraint c WHERE c.contype = 'f' AND c.confrelid = $1::regclass AND c.conrelid <> c.confrelid
@@ -325,19 +351,23 @@ func deferForeignKeysFromLocal(ctx context.Context, conn *sql.Conn, table string
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return nil, err
 	}
-	planned := map[string]bool{}
+	planned := map[string]TablePlacement{}
 	for _, p := range CitusPlan {
-		planned[p.Table] = p.Placement == Distributed
+		planned[p.Table] = p
 	}
 	var dropped []foreignKey
 	for _, k := range keys {
-		if !planned[k.table] {
+		p := planned[k.table]
+		staysLocal := p.Placement == Local && p.Pending == ""
+		if p.Placement != Distributed && !staysLocal {
 			return dropped, fmt.Errorf("%s keeps a foreign key %s to %s but is not planned as distributed", k.table, k.name, table)
 		}
 		if _, err := conn.ExecContext(ctx, fmt.Sprintf(`ALTER TABLE %s DROP CONSTRAINT %s`, quoteIdent(k.table), quoteIdent(k.name))); err != nil {
 			return dropped, err
 		}
-		dropped = append(dropped, k)
+		if !staysLocal {
+			dropped = append(dropped, k)
+		}
 	}
 	return dropped, nil
 }
@@ -345,8 +375,8 @@ func deferForeignKeysFromLocal(ctx context.Context, conn *sql.Conn, table string
 // dropForeignKeysToLocal drops table's foreign keys to tables not yet placed: Citus cannot
 // enforce a key from shards on the workers to a table only the coordinator holds. A key to a
 // table the plan distributes later (a policy's active version, before policy_versions moves)
-// is returned to be added back once the whole plan is placed; a key to a table staying local
-// (tenants, today) is dropped for good, and the rows it referenced are never deleted. A key to
+// is returned to be added back once the whole plan is placed (tenants, placed last of its
+// group); a key to a table staying local is dropped for good. A key to
 // the table itself (an API key's creating key) stays: it is distributed with the table.
 func dropForeignKeysToLocal(ctx context.Context, conn *sql.Conn, table string) ([]foreignKey, error) {
 	rows, err := conn.QueryContext(ctx, `SELECT c.conname, c.confrelid::regclass::text, pg_get_constraintdef(c.oid)
@@ -380,6 +410,59 @@ func dropForeignKeysToLocal(ctx context.Context, conn *sql.Conn, table string) (
 		}
 	}
 	return deferred, nil
+}
+
+// colocatedKey reports whether Citus can hold k once both its tables are distributed: its
+// referencing columns include the table's distribution column, matched with the referenced
+// table's distribution column (a key between co-located shards). A key naming another column
+// of the tenant (a bill's sender) would join two shard groups, which Citus refuses.
+func colocatedKey(k foreignKey) bool {
+	local, target, remote, ok := parseForeignKey(k.def)
+	if !ok {
+		return false
+	}
+	from, to := planColumn(k.table), planColumn(target)
+	for i := range local {
+		if local[i] == from && i < len(remote) && remote[i] == to {
+			return true
+		}
+	}
+	return false
+}
+
+// parseForeignKey splits pg_get_constraintdef's "FOREIGN KEY (a, b) REFERENCES t(c, d) ...".
+func parseForeignKey(def string) (local []string, target string, remote []string, ok bool) {
+	rest, found := strings.CutPrefix(def, "FOREIGN KEY (")
+	if !found {
+		return nil, "", nil, false
+	}
+	cols, rest, found := strings.Cut(rest, ") REFERENCES ")
+	if !found {
+		return nil, "", nil, false
+	}
+	target, rest, found = strings.Cut(rest, "(")
+	if !found {
+		return nil, "", nil, false
+	}
+	refs, _, found := strings.Cut(rest, ")")
+	split := func(s string) []string {
+		out := strings.Split(s, ",")
+		for i := range out {
+			out[i] = strings.Trim(strings.TrimSpace(out[i]), `"`)
+		}
+		return out
+	}
+	return split(cols), strings.TrimPrefix(target, "public."), split(refs), found
+}
+
+// planColumn is the distribution column the plan gives table ("" when it is not distributed).
+func planColumn(table string) string {
+	for _, p := range CitusPlan {
+		if p.Table == table && p.Placement == Distributed {
+			return p.Column
+		}
+	}
+	return ""
 }
 
 // plannedDistributed reports whether the plan makes table a distributed table.

@@ -14,6 +14,9 @@ const (
 	lookupInvite     = "invite"      // a member invite's token hash (accepting it)
 	lookupMemberUser = "member_user" // a session user's memberships (one row per tenant)
 
+	lookupTenantSlug  = "tenant_slug"  // a tenant's slug (unique across tenants)
+	lookupTenantOwner = "tenant_owner" // a tenant's owner user (one owned tenant per user; a session's tenant)
+
 	lookupInvoice         = "invoice"          // an invoice's id (its public page, the poller)
 	lookupCheckout        = "checkout"         // a checkout's id (its public page, the watcher's jobs)
 	lookupCheckoutDeposit = "checkout_deposit" // a checkout's deposit address (unique across tenants)

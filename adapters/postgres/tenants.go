@@ -28,18 +28,27 @@ func (m tenantModel) domain() tenant.Tenant {
 
 type tenantRepo struct{ db bun.IDB }
 
-// CreateTenant inserts unless the slug is taken; ON CONFLICT keeps the transaction usable so
-// the caller can try the next slug candidate.
+// CreateTenant inserts unless the slug is taken. The slug and the owner are unique across
+// tenants through their lookup rows (on Citus tenants is distributed by id, which cannot hold a
+// unique key on another column): the slug's row is claimed first, with ON CONFLICT so the
+// transaction stays usable and the caller can try the next slug candidate; the owner's row
+// refuses a second tenant for one user. A session finds its owned tenant by that row too.
 func (r tenantRepo) CreateTenant(ctx context.Context, t tenant.Tenant) error {
-	m := tenantModel{ID: t.ID, Slug: t.Slug, Name: t.Name, OwnerUserID: t.OwnerUserID, CreatedAt: t.CreatedAt}
-	res, err := r.db.NewInsert().Model(&m).On("CONFLICT (slug) DO NOTHING").Exec(ctx)
+	res, err := r.db.ExecContext(ctx, `INSERT INTO tenant_lookups (lookup_key, kind, tenant_id) VALUES (?, ?, ?)
+		ON CONFLICT DO NOTHING`, t.Slug, lookupTenantSlug, t.ID)
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return ports.ErrSlugTaken
 	}
-	return nil
+	if _, err := r.db.ExecContext(ctx, `INSERT INTO tenant_lookups (lookup_key, kind, tenant_id) VALUES (?, ?, ?)`,
+		t.OwnerUserID, lookupTenantOwner, t.ID); err != nil {
+		return err
+	}
+	m := tenantModel{ID: t.ID, Slug: t.Slug, Name: t.Name, OwnerUserID: t.OwnerUserID, CreatedAt: t.CreatedAt}
+	_, err = r.db.NewInsert().Model(&m).Exec(ctx)
+	return err
 }
 
 func (r tenantRepo) FindTenant(ctx context.Context, id string) (tenant.Tenant, error) {
@@ -51,14 +60,16 @@ func (r tenantRepo) FindTenant(ctx context.Context, id string) (tenant.Tenant, e
 	return m.domain(), err
 }
 
+// FindTenantForUser reads the owned tenant through the owner's lookup row (one shard), then
+// the tenant by id (its own shard); without one, the user's first membership.
 func (r tenantRepo) FindTenantForUser(ctx context.Context, userID string) (tenant.Tenant, *tenant.Member, error) {
-	var m tenantModel
-	err := r.db.NewSelect().Model(&m).Where("owner_user_id = ?", userID).Scan(ctx)
-	if err == nil {
-		return m.domain(), nil, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
+	owned, ok, err := lookupTenant(ctx, rawQuerier(r.db), userID, lookupTenantOwner)
+	if err != nil {
 		return tenant.Tenant{}, nil, err
+	}
+	if ok {
+		t, err := r.FindTenant(ctx, owned)
+		return t, nil, err
 	}
 	mem, found, err := r.firstMembership(ctx, userID)
 	if err != nil {

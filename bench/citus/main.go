@@ -3,14 +3,18 @@
 // both see the same machine. The workloads:
 //
 //   - ledger: the ledger store's commit pipeline (postgres.Store.WithPipeline), concurrent
-//     units each posting one transfer between two of a tenant's accounts, as a use case does;
+//     units each posting one transfer within one of many tenants (its share of the sandbox pool
+//     to its available balance, a deposit's booking), as a use case does;
 //   - deposits: the API's money path, one replica of the service built in this process
 //     (wiring.Build: Fiber, auth, limits, the pipeline, River workers) and plain HTTP clients
 //     sending idempotent $1 sandbox deposits spread over tenants (each one ledger transfer and
 //     its idempotency record).
 //
 // For each it prints transfers per second of wall time and the processor time per transfer
-// (every PostgreSQL node's and this process's), then the Citus/PostgreSQL ratio of both.
+// (every PostgreSQL node's and this process's), then the Citus/PostgreSQL ratio of both, the
+// processor time per transfer by process (service, coordinator, each worker) and the capacity
+// model docs/scaling.md describes, computed from it: what one PostgreSQL server and Citus with
+// N workers would carry on machines of -model-cores cores.
 // Both databases are throwaway clusters with the test settings (fsync off), the service and
 // the nodes share this machine's cores; nothing is asserted (docs/scaling.md records figures).
 package main
@@ -45,6 +49,7 @@ type options struct {
 	deposits    int // the API workload's deposits
 	clients     int
 	tenants     int
+	modelCores  int // the capacity model's cores per machine
 }
 
 // result is one workload on one database.
@@ -52,6 +57,7 @@ type result struct {
 	database, workload string
 	transfers          int
 	wall, cpu          time.Duration
+	split              split // cpu by process, for the capacity model
 	load               string
 }
 
@@ -64,10 +70,11 @@ func main() {
 	o := options{}
 	flag.DurationVar(&o.duration, "duration", 8*time.Second, "ledger workload: measured time")
 	flag.IntVar(&o.concurrency, "concurrency", 64, "ledger workload: units of work at once")
-	flag.IntVar(&o.accounts, "accounts", 1000, "ledger workload: accounts the transfers spread over")
+	flag.IntVar(&o.accounts, "accounts", 1000, "ledger workload: tenants the transfers spread over (two accounts each)")
 	flag.IntVar(&o.deposits, "deposits", 3000, "API workload: deposits sent")
 	flag.IntVar(&o.clients, "clients", 32, "API workload: clients sending at once")
 	flag.IntVar(&o.tenants, "tenants", 32, "API workload: tenants the deposits spread over")
+	flag.IntVar(&o.modelCores, "model-cores", 8, "capacity model: cores per machine")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -97,11 +104,12 @@ func run(ctx context.Context, o options) error {
 		fmt.Printf("%-9s citus/postgres: throughput %.2f, cpu per transfer %.2f\n", workload,
 			ci.perSecond()/pg.perSecond(), ci.cpuMs()/pg.cpuMs())
 	}
+	printModel(results, o.modelCores)
 	return nil
 }
 
 // database is a fresh throwaway database: its URL, the data directories of its nodes (for
-// their processor time) and how to remove it.
+// their processor time; the coordinator's, or the one server's, first) and how to remove it.
 type database struct {
 	url      string
 	dataDirs []string
@@ -146,12 +154,24 @@ func provision(ctx context.Context, kind string) (database, error) {
 	return d, nil
 }
 
-func (d database) cpu() time.Duration {
-	total := proccpu.Self()
-	for _, dir := range d.dataDirs {
-		total += proccpu.Server(dir)
+// cpu is the processor time used so far by this process and by each node.
+func (d database) cpu() split {
+	s := split{service: proccpu.Self(), coordinator: proccpu.Server(d.dataDirs[0])}
+	for _, dir := range d.dataDirs[1:] {
+		s.workers = append(s.workers, proccpu.Server(dir))
 	}
-	return total
+	return s
+}
+
+// since is the processor time used between before and s, in total and by process.
+func (s split) since(before split) (time.Duration, split) {
+	out := split{service: s.service - before.service, coordinator: s.coordinator - before.coordinator}
+	total := out.service + out.coordinator
+	for i := range s.workers {
+		out.workers = append(out.workers, s.workers[i]-before.workers[i])
+		total += out.workers[i]
+	}
+	return total, out
 }
 
 // measure runs one workload on a fresh database of its own.
@@ -174,7 +194,8 @@ func measure(ctx context.Context, o options, kind, workload string) (result, err
 func timed(d database, r *result, work func() error) error {
 	loadBefore, cpu0, start := apiload.LoadAverage(), d.cpu(), time.Now()
 	err := work()
-	r.wall, r.cpu = time.Since(start), d.cpu()-cpu0
+	r.wall = time.Since(start)
+	r.cpu, r.split = d.cpu().since(cpu0)
 	r.load = loadBefore + " → " + apiload.LoadAverage()
 	return err
 }
@@ -187,7 +208,7 @@ func measureLedger(ctx context.Context, o options, d database, r *result) error 
 	}
 	defer db.Close()
 	store := postgres.NewStore(db)
-	accounts, err := openFunded(ctx, store, o.accounts)
+	tenants, err := openTenants(ctx, store, o.accounts)
 	if err != nil {
 		return err
 	}
@@ -203,12 +224,9 @@ func measureLedger(ctx context.Context, o options, d database, r *result) error 
 			go func() {
 				defer wg.Done()
 				for time.Now().Before(deadline) && ctx.Err() == nil && failed.Load() == nil {
-					i, j := rand.IntN(len(accounts)), rand.IntN(len(accounts)-1)
-					if j >= i {
-						j++
-					}
+					pair := tenants[rand.IntN(len(tenants))]
 					spec := ledger.TransferSpec{Reference: fmt.Sprintf("bench:%d", seq.Add(1)), Type: ledger.TypePosted,
-						Environment: core.EnvTest, Asset: ledger.AssetUSDC, Postings: ledger.Move(accounts[i], accounts[j], 1)}
+						Environment: core.EnvTest, Asset: ledger.AssetUSDC, Postings: ledger.Move(pair[0], pair[1], 1)}
 					err := pipe.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 						_, _, err := tx.Ledger().Post(ctx, time.Now(), spec)
 						return err
@@ -230,29 +248,26 @@ func measureLedger(ctx context.Context, o options, d database, r *result) error 
 	})
 }
 
-// openFunded opens n accounts of one tenant and funds each from a world account.
-func openFunded(ctx context.Context, store *postgres.Store, n int) ([]string, error) {
-	ids := make([]string, 0, n)
+// openTenants opens, for each of n tenants, its available account and its share of the
+// sandbox pool (which may go negative, as a sandbox deposit's source does): a transfer between
+// the two is one tenant's, booked in its home alone, like every money path since the split
+// (on a distributed ledger, one shard group).
+func openTenants(ctx context.Context, store *postgres.Store, n int) ([][2]string, error) {
+	pairs := make([][2]string, 0, n)
 	err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		specs := []ledger.AccountSpec{ledger.World(core.EnvTest, ledger.AssetUSDC, "bench")}
+		var specs []ledger.AccountSpec
 		for i := range n {
-			specs = append(specs, ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, fmt.Sprintf("ten_bench%04d", i)))
+			tenant := fmt.Sprintf("ten_bench%04d", i)
+			specs = append(specs, ledger.Share(ledger.PlatformSandboxPool(core.EnvTest, ledger.AssetUSDC), tenant),
+				ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, tenant))
 		}
 		accts, err := tx.Ledger().OpenAccounts(ctx, time.Now(), specs...)
-		if err != nil {
-			return err
+		for i := 0; err == nil && i+1 < len(accts); i += 2 {
+			pairs = append(pairs, [2]string{accts[i].ID, accts[i+1].ID})
 		}
-		for _, a := range accts[1:] {
-			ids = append(ids, a.ID)
-			spec := ledger.TransferSpec{Reference: "bench:fund:" + a.ID, Type: ledger.TypePosted, Environment: core.EnvTest,
-				Asset: ledger.AssetUSDC, Postings: ledger.Move(accts[0].ID, a.ID, 1_000_000_000)}
-			if _, _, err := tx.Ledger().Post(ctx, time.Now(), spec); err != nil {
-				return err
-			}
-		}
-		return nil
+		return err
 	})
-	return ids, err
+	return pairs, err
 }
 
 // measureDeposits sends o.deposits idempotent deposits through one replica of the service.

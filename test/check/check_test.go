@@ -253,9 +253,9 @@ func assertCitusLine(t *testing.T, out string) {
 func citusCorruptions() []corruption {
 	return []corruption{
 		{name: "a tenant table no longer distributed",
-			plant:  `SELECT undistribute_table('relayer_tx_counts')`,
-			revert: `SELECT create_distributed_table('relayer_tx_counts', 'tenant_id', colocate_with => 'twofactor_settings')`,
-			check:  "citus-distribution", names: "table relayer_tx_counts should be distributed but is local to the coordinator"},
+			plant:  `SELECT undistribute_table('request_logs')`,
+			revert: `SELECT create_distributed_table('request_logs', 'tenant_id', colocate_with => 'twofactor_settings')`,
+			check:  "citus-distribution", names: "table request_logs should be distributed but is local to the coordinator"},
 		{name: "a reference table made local",
 			plant:  `SELECT undistribute_table('provider_events')`,
 			revert: `SELECT create_reference_table('provider_events')`,

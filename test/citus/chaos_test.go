@@ -66,14 +66,21 @@ func chaosTenants(t *testing.T, conn *pgx.Conn, perWorker int) []*chaosTenant {
 		if len(out) > 24 {
 			t.Fatalf("24 tenants and not %d on each worker: %v", perWorker, per)
 		}
-		ten := env().NewTenant(t)
-		p := tenantPlacement(t, conn, "idempotency_keys", ten.ID)
-		holder := ten.Root.Post("/v1/cardholders", map[string]any{"name": "Ana Lima", "email": "ana@example.com"}).Expect(t, 201).JSON(t)
-		card := ten.Root.Post("/v1/cards", map[string]any{"cardholderId": holder["cardholderId"]}).Expect(t, 201).JSON(t)["cardId"].(string)
-		out = append(out, &chaosTenant{ten: ten, port: p.port, card: card})
-		per[p.port]++
+		ct := newChaosTenant(t, conn)
+		out = append(out, ct)
+		per[ct.port]++
 	}
 	return out
+}
+
+// newChaosTenant creates a tenant with a card and finds the worker holding its shard group.
+func newChaosTenant(t *testing.T, conn *pgx.Conn) *chaosTenant {
+	t.Helper()
+	ten := env().NewTenant(t)
+	p := tenantPlacement(t, conn, "idempotency_keys", ten.ID)
+	holder := ten.Root.Post("/v1/cardholders", map[string]any{"name": "Ana Lima", "email": "ana@example.com"}).Expect(t, 201).JSON(t)
+	card := ten.Root.Post("/v1/cards", map[string]any{"cardholderId": holder["cardholderId"]}).Expect(t, 201).JSON(t)["cardId"].(string)
+	return &chaosTenant{ten: ten, port: p.port, card: card}
 }
 
 func minCount(m map[int]int) int {
