@@ -882,6 +882,9 @@ func (b *batch) commit(ctx context.Context, prev <-chan struct{}) []*pipeUnit {
 	if err == nil {
 		err = b.ledger.flush(ctx, b.q)
 	}
+	if err == nil {
+		err = writeRecords(ctx, b.q, b.ledger.records)
+	}
 	if err == nil && b.p.citus {
 		err = markTwoPhase(ctx, b.tx.Tx)
 	}
