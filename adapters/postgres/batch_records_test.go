@@ -45,7 +45,9 @@ func TestPipeline_RecordsTravelWithTheBatchWrite(t *testing.T) {
 	var twinFound, twinClaimed, findFound, failedTaken bool
 	errFailed := errors.New("the unit fails after saving")
 	errs := submitInOrder(s,
-		func(ctx context.Context, tx ports.Tx) error { return claimAndSave(ctx, tx, "first", "records-first", 0) },
+		func(ctx context.Context, tx ports.Tx) error {
+			return claimAndSave(ctx, tx, "first", "records-first", 0)
+		},
 		func(ctx context.Context, tx ports.Tx) error {
 			if err := claimAndSave(ctx, tx, "failed", "records-failed", 1); err != nil {
 				return err
