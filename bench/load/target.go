@@ -119,22 +119,20 @@ func startService(ctx context.Context, o options) (*target, error) {
 	cmd.Env = append(withoutEnv(os.Environ(), "DATABASE_URL", "PORT", "CORRIDOR_ADDR", "CORRIDOR_DATA_DIR",
 		"CORRIDOR_PG_PORT", "SESSION_SECRET", "RATE_LIMIT_PER_SECOND", "DEBUG_ADDR", "METRICS_ADDR"),
 		"CORRIDOR_DATA_DIR="+o.dataDir, "CORRIDOR_ADDR="+addr, "SESSION_SECRET="+secret, "RATE_LIMIT_PER_SECOND=0")
-	metricsPort, err := localproc.FreePort()
+	metricsAddr, err := freeLoopback()
 	if err != nil {
 		return nil, err
 	}
-	metricsAddr := fmt.Sprintf("127.0.0.1:%d", metricsPort)
 	cmd.Env = append(cmd.Env, "METRICS_ADDR="+metricsAddr)
 	debugURL := ""
 	if o.profile != "" {
 		if err := os.MkdirAll(o.profile, 0o755); err != nil {
 			return nil, err
 		}
-		debugPort, err := localproc.FreePort()
+		debugAddr, err := freeLoopback()
 		if err != nil {
 			return nil, err
 		}
-		debugAddr := fmt.Sprintf("127.0.0.1:%d", debugPort)
 		cmd.Env = append(cmd.Env, "DEBUG_ADDR="+debugAddr)
 		debugURL = "http://" + debugAddr
 	}
@@ -163,6 +161,15 @@ func startService(ctx context.Context, o options) (*target, error) {
 	t.durability = durabilitySettings(t.pgData)
 	t.enableStatementStats(ctx)
 	return t, nil
+}
+
+// freeLoopback is a free loopback address for one of the started service's listeners.
+func freeLoopback() (string, error) {
+	port, err := localproc.FreePort()
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("127.0.0.1:%d", port), nil
 }
 
 func (t *target) awaitReady(ctx context.Context, timeout time.Duration) error {
