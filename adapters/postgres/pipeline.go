@@ -34,7 +34,8 @@ import (
 // Ledger-only units cost no round trip of their own (ledger_batch.go). A unit that needs ledger
 // balance rows the batch has not locked yet parks; when no unit can go on, the lane locks the
 // rows every parked unit needs, and looks their references up, in one statement. Transfers are
-// decided in memory and written set-wise before COMMIT.
+// decided in memory and written set-wise before COMMIT, and so are the units' idempotency
+// records (batch_records.go).
 //
 // Units that run statements. A unit's first statement (any repository's, or the unit's
 // transaction taken from its context) waits for the unit's turn and opens the unit's
