@@ -63,6 +63,9 @@ func scopeTenant(scope string) string {
 }
 
 func (r idempotencyRepo) Find(ctx context.Context, scope string, env core.Environment, key string, now time.Time) (ports.IdempotencyRecord, bool, error) {
+	if rec, ok := recordInTurn(r.unit, scope, string(env), key, now); ok {
+		return rec, true, nil // held for the batch's write (batch_records.go)
+	}
 	rec := ports.IdempotencyRecord{Scope: scope, Environment: env, Key: key}
 	err := rawQuerier(r.db).QueryRowContext(ctx, findIdempotencySQL, scopeTenant(scope), scope, string(env), key, now).
 		Scan(&rec.Fingerprint, &rec.StatusCode, &rec.Body, &rec.ContentType, &rec.CreatedAt, &rec.ExpiresAt)
@@ -85,6 +88,9 @@ FROM idempotency_claim($1, $2, $3, $4, $5)`
 // request named the ledger rows it will lock (ports.LedgerIntent) locks them in the same
 // statement (claim_lock.go).
 func (r idempotencyRepo) Claim(ctx context.Context, scope string, env core.Environment, key string, now time.Time) (ports.IdempotencyRecord, bool, bool, error) {
+	if rec, ok := recordInTurn(r.unit, scope, string(env), key, now); ok {
+		return rec, true, false, nil // an earlier unit of the batch stored it (batch_records.go)
+	}
 	if in, ok := claimLocking(ctx, r.unit); ok {
 		return r.claimLocked(ctx, r.unit, in, scope, env, key, now)
 	}
@@ -123,8 +129,12 @@ WHERE idempotency_keys.expires_at <= EXCLUDED.created_at`
 // work that owns its transaction, outside any nested unit (Idempotent, whose last statement
 // it is), the insert travels with the next statement, in practice with COMMIT (driver.go): its
 // failure, a constraint or serialization error, then fails the commit and so the unit, as the
-// unit fails when Save returns the error.
+// unit fails when Save returns the error. Inside a pipeline batch (not on Citus) the record is
+// held instead and the batch writes it with its ledger rows before its COMMIT (batch_records.go).
 func (r idempotencyRepo) Save(ctx context.Context, rec ports.IdempotencyRecord) error {
+	if depth, _ := ctx.Value(depthKey{}).(int); r.unit != nil && depth == 0 && r.unit.holdRecord(rec) {
+		return nil // written by the batch with its ledger rows, before its COMMIT (batch_records.go)
+	}
 	body := rec.Body
 	if body == nil {
 		body = []byte{} // NOT NULL: an empty body is stored as empty, not absent

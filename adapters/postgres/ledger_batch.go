@@ -12,6 +12,7 @@ import (
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // The ledger inside a pipeline batch (pipeline.go). A transfer posted inside a batch costs no
@@ -45,6 +46,8 @@ type batchLedger struct {
 	dbRefs   map[refKey]string         // references looked up in the database: the recorded transfer's id, or ""
 	refs     map[refKey]ledger.Transfer
 	pending  []bufferedTransfer // buffered by finished units, not yet written
+	// records are the idempotency records of finished units, written before COMMIT (batch_records.go).
+	records []ports.IdempotencyRecord
 }
 
 type refKey struct{ environment, reference string }
@@ -94,9 +97,10 @@ type unitLedger struct {
 	refs          map[refKey]ledger.Transfer
 	forget        bool // the batch's known balances are stale for this unit (a direct write ran)
 	pending       []bufferedTransfer
-	flushedParent []bufferedTransfer // the batch's rows this unit wrote; back to the batch on rollback
-	err           error              // a write the unit could not report (LedgerReports' flush)
-	lockConflict  bool               // a statement of the unit would have waited on a lock
+	flushedParent []bufferedTransfer        // the batch's rows this unit wrote; back to the batch on rollback
+	err           error                     // a write the unit could not report (LedgerReports' flush)
+	lockConflict  bool                      // a statement of the unit would have waited on a lock
+	records       []ports.IdempotencyRecord // the unit's idempotency records, for the batch's write (batch_records.go)
 }
 
 func (b *batchLedger) unit(m *member, q *sql.Tx) *unitLedger {
@@ -149,6 +153,7 @@ func (u *unitLedger) merge() {
 		u.batch.refs[ref] = t
 	}
 	u.batch.pending = append(u.batch.pending, u.pending...)
+	u.batch.records = append(u.batch.records, u.records...)
 }
 
 // discard drops a failed unit's layer and gives the batch back the rows the unit wrote for it.
@@ -157,6 +162,7 @@ func (u *unitLedger) discard() {
 		u.batch.pending = append(u.flushedParent, u.batch.pending...)
 	}
 	u.known, u.refs, u.pending, u.flushedParent = map[string]knownBalance{}, map[refKey]ledger.Transfer{}, nil, nil
+	u.records = nil
 }
 
 // ledgerMark is a unit's ledger layer as it stood when a nested unit of work opened its

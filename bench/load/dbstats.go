@@ -103,7 +103,7 @@ func (t *target) enableStatementStats(ctx context.Context) {
 // SYSTEM and stops it again, so the service then starts it with the module. The durability
 // settings are the service's own (pgcluster's managed configuration); only the preload is added.
 func preloadStatementStats(ctx context.Context, pgData string) error {
-	if b, err := os.ReadFile(filepath.Join(pgData, "postgresql.auto.conf")); err == nil && strings.Contains(string(b), "pg_stat_statements") {
+	if b, err := os.ReadFile(filepath.Join(pgData, "postgresql.auto.conf")); err == nil && strings.Contains(string(b), "track_planning") {
 		return nil
 	}
 	c, err := pgcluster.Ensure(ctx, pgcluster.Options{DataDir: pgData, Database: "corridor",
@@ -114,6 +114,10 @@ func preloadStatementStats(ctx context.Context, pgData string) error {
 	conn, err := pgx.Connect(ctx, c.URL("postgres"))
 	if err == nil {
 		_, err = conn.Exec(ctx, "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
+		if err == nil {
+			// Planning time apart from execution: a statement planned on every call shows it.
+			_, err = conn.Exec(ctx, "ALTER SYSTEM SET pg_stat_statements.track_planning = on")
+		}
 		_ = conn.Close(context.Background())
 	}
 	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -203,7 +207,7 @@ func (t *target) dumpStatements(ctx context.Context, path string, requests uint6
 		return err
 	}
 	defer conn.Close(context.Background())
-	rows, err := conn.Query(ctx, `SELECT calls, rows, total_exec_time, wal_bytes::float8, regexp_replace(query, '\s+', ' ', 'g')
+	rows, err := conn.Query(ctx, `SELECT calls, rows, total_exec_time, total_plan_time, plans, wal_bytes::float8, regexp_replace(query, '\s+', ' ', 'g')
 		FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
 		AND query NOT LIKE '%pg_stat%' ORDER BY calls DESC LIMIT 40`)
 	if err != nil {
@@ -212,21 +216,21 @@ func (t *target) dumpStatements(ctx context.Context, path string, requests uint6
 	var b strings.Builder
 	n := float64(max(requests, 1))
 	fmt.Fprintf(&b, "statements per request over %d requests (pg_stat_statements; calls/request, rows/request, "+
-		"execution ms/request, µs/call, WAL bytes/request, statement)\n", requests)
+		"execution ms/request, µs/call, planning µs/plan and plans/call, WAL bytes/request, statement)\n", requests)
 	var sumMs, sumWAL float64
 	for rows.Next() {
-		var calls, nrows int64
-		var execMs, walBytes float64
+		var calls, nrows, plans int64
+		var execMs, planMs, walBytes float64
 		var q string
-		if err := rows.Scan(&calls, &nrows, &execMs, &walBytes, &q); err != nil {
+		if err := rows.Scan(&calls, &nrows, &execMs, &planMs, &plans, &walBytes, &q); err != nil {
 			return err
 		}
 		if len(q) > 160 {
 			q = q[:160] + "…"
 		}
 		sumMs, sumWAL = sumMs+execMs, sumWAL+walBytes
-		fmt.Fprintf(&b, "%6.2f %6.2f %7.4f %7.1f %7.0f  %s\n", float64(calls)/n, float64(nrows)/n, execMs/n,
-			1000*execMs/float64(max(calls, 1)), walBytes/n, q)
+		fmt.Fprintf(&b, "%6.2f %6.2f %7.4f %7.1f %7.1f %5.2f %7.0f  %s\n", float64(calls)/n, float64(nrows)/n, execMs/n,
+			1000*execMs/float64(max(calls, 1)), 1000*planMs/float64(max(plans, 1)), float64(plans)/float64(max(calls, 1)), walBytes/n, q)
 	}
 	if err := rows.Err(); err != nil {
 		return err

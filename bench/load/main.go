@@ -245,6 +245,9 @@ func printSummary(results []scenarioResult, pipe *pipelineResult) {
 				r.Name, r.StatementsPerRequest, r.CommitsPerRequest, r.RowsWrittenPerRequest, r.WriteSyscallsPerRequest,
 				r.AllocsPerRequest, r.AllocKiBPerRequest)
 		}
+		if r.Lanes != nil {
+			fmt.Printf("%s: pipeline: %s\n", r.Name, r.Lanes)
+		}
 	}
 	printMoney(os.Stdout, results, pipe)
 	for _, r := range results {

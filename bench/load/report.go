@@ -71,6 +71,8 @@ type scenarioResult struct {
 	WriteSyscallsPerRequest float64 `json:"writeSyscallsPerRequest,omitempty"`
 	AllocsPerRequest        float64 `json:"allocsPerRequest,omitempty"`
 	AllocKiBPerRequest      float64 `json:"allocKiBPerRequest,omitempty"`
+	// Lanes are the commit pipeline's batches and where its lanes' time went (lanes.go).
+	Lanes *laneResult `json:"lanes,omitempty"`
 	// LoadAverage is the machine's one-minute load average before and after the scenario.
 	LoadAverage [2]float64 `json:"loadAverage"`
 }

@@ -29,6 +29,8 @@ type target struct {
 	pgData   string
 	// debugURL is the started service's profiler (DEBUG_ADDR), with -profile only.
 	debugURL string
+	// metricsURL is the started service's metrics listener (METRICS_ADDR): the pipeline's lanes.
+	metricsURL string
 	// durability describes the started cluster's settings (durabilitySettings).
 	durability string
 }
@@ -115,18 +117,22 @@ func startService(ctx context.Context, o options) (*target, error) {
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	cmd := exec.Command(o.bin, "run")
 	cmd.Env = append(withoutEnv(os.Environ(), "DATABASE_URL", "PORT", "CORRIDOR_ADDR", "CORRIDOR_DATA_DIR",
-		"CORRIDOR_PG_PORT", "SESSION_SECRET", "RATE_LIMIT_PER_SECOND", "DEBUG_ADDR"),
+		"CORRIDOR_PG_PORT", "SESSION_SECRET", "RATE_LIMIT_PER_SECOND", "DEBUG_ADDR", "METRICS_ADDR"),
 		"CORRIDOR_DATA_DIR="+o.dataDir, "CORRIDOR_ADDR="+addr, "SESSION_SECRET="+secret, "RATE_LIMIT_PER_SECOND=0")
+	metricsAddr, err := freeLoopback()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Env = append(cmd.Env, "METRICS_ADDR="+metricsAddr)
 	debugURL := ""
 	if o.profile != "" {
 		if err := os.MkdirAll(o.profile, 0o755); err != nil {
 			return nil, err
 		}
-		debugPort, err := localproc.FreePort()
+		debugAddr, err := freeLoopback()
 		if err != nil {
 			return nil, err
 		}
-		debugAddr := fmt.Sprintf("127.0.0.1:%d", debugPort)
 		cmd.Env = append(cmd.Env, "DEBUG_ADDR="+debugAddr)
 		debugURL = "http://" + debugAddr
 	}
@@ -140,7 +146,7 @@ func startService(ctx context.Context, o options) (*target, error) {
 	}
 	t := &target{
 		baseURL: "http://" + addr, kind: "started", secret: secret, cmd: cmd, exited: make(chan struct{}),
-		logPath: logPath, pgData: pgData, debugURL: debugURL,
+		logPath: logPath, pgData: pgData, debugURL: debugURL, metricsURL: "http://" + metricsAddr,
 		describe: fmt.Sprintf("started here: %s run, pid %d, CORRIDOR_DATA_DIR=%s, RATE_LIMIT_PER_SECOND=0, random SESSION_SECRET, log %s",
 			o.bin, cmd.Process.Pid, o.dataDir, logPath),
 	}
@@ -155,6 +161,15 @@ func startService(ctx context.Context, o options) (*target, error) {
 	t.durability = durabilitySettings(t.pgData)
 	t.enableStatementStats(ctx)
 	return t, nil
+}
+
+// freeLoopback is a free loopback address for one of the started service's listeners.
+func freeLoopback() (string, error) {
+	port, err := localproc.FreePort()
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("127.0.0.1:%d", port), nil
 }
 
 func (t *target) awaitReady(ctx context.Context, timeout time.Duration) error {
