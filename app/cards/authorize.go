@@ -119,7 +119,8 @@ func (s *Service) decide(ctx context.Context, p auth.Principal, in decideInput) 
 			return err
 		}
 		c, spent := d.Card, d.Spent
-		a = card.Authorization{ID: core.NewID(core.PrefixCardAuth), TenantID: c.TenantID, Environment: c.Environment, CardID: c.ID,
+		s.accountCards.note(c)
+		a = card.Authorization{ID: authorizationID(ctx), TenantID: c.TenantID, Environment: c.Environment, CardID: c.ID,
 			Amount: in.req.Amount, MCC: in.req.MCC, MerchantName: in.merchant, Counterparty: in.counterparty, Status: card.AuthApproved,
 			Windows: w, CreatedAt: now, UpdatedAt: now}
 		reason, charged := card.Decide(c, in.req, spent), false
@@ -225,7 +226,7 @@ func (s *Service) hold(ctx context.Context, tx txView, c card.Card, a *card.Auth
 		if err != nil {
 			return err
 		}
-		t, _, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: "card-auth:" + a.ID + ":hold", Type: ledger.TypePending,
+		t, _, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: holdReference(a.ID), Type: ledger.TypePending,
 			Environment: c.Environment, Asset: kernel.ServiceAsset, Postings: ledger.Move(accs[0].ID, accs[1].ID, a.Amount),
 			Metadata: map[string]string{"cardId": c.ID, "cardAuthorizationId": a.ID}}.MustValidate())
 		if core.HasCode(err, core.CodeInsufficientFunds) {
