@@ -141,8 +141,10 @@ func (s *Service) decide(ctx context.Context, p auth.Principal, in decideInput) 
 			a.Status, a.DeclineReason, a.HoldTransferID = card.AuthDeclined, reason, ""
 			return saveAuthorization(ctx, tx, a, true)
 		}
-		// The approval, its windows' spend and its event go in one statement.
-		return tx.Cards().CreateSpendingAuthorization(ctx, a, authorizationEvent(a))
+		// The approval, its windows' spend and its event go in one statement, the request's last
+		// write: its failure fails the request whatever unit it runs in (Authorize's only caller,
+		// the HTTP route, returns it), so the store may send it with the unit's next exchange.
+		return tx.Cards().CreateSpendingAuthorization(ports.WithLastWrite(ctx), a, authorizationEvent(a))
 	})
 	return a, err
 }
