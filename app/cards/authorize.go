@@ -294,7 +294,7 @@ func (s *Service) Capture(ctx context.Context, p auth.Principal, id string, in C
 			Metadata: map[string]string{"cardId": c.ID, "cardAuthorizationId": a.ID}}.MustValidate()); err != nil {
 			return a, err
 		}
-		if err := s.passToIssuer(ctx, tx, c, next, now); err != nil {
+		if err := passToIssuer(ctx, tx, c, next, now); err != nil {
 			return a, err
 		}
 		if rest := a.Amount - next.CapturedAmount; rest > 0 {
@@ -319,7 +319,7 @@ func (s *Service) Capture(ctx context.Context, p auth.Principal, id string, in C
 // passToIssuer moves a capture from the card's authorized account to the issuer's clearing
 // account, which the settlement (on chain, or the issuer's off chain) then pays out. The shared
 // clearing account is touched once per capture, not once per authorization.
-func (s *Service) passToIssuer(ctx context.Context, tx txView, c card.Card, a card.Authorization, now time.Time) error {
+func passToIssuer(ctx context.Context, tx txView, c card.Card, a card.Authorization, now time.Time) error {
 	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.CardAuthorized(c.Environment, kernel.ServiceAsset, c.TenantID, c.ID),
 		issuerClearingShare(c))
 	if err != nil {
