@@ -3,6 +3,7 @@ package cards
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/corridorhq/corridor/test/harness"
@@ -16,7 +17,8 @@ import (
 // store's pipeline counts none), while the decisions come out as before: the daily cap declines
 // exactly past its amount, a hold the balance does not cover declines INSUFFICIENT_FUNDS and the
 // one that empties it is approved (no overdraft), a replayed key holds nothing twice, and the
-// balance, its holds and the whole ledger add up. The server runs on a database of its own, so
+// balance, its holds and the whole ledger add up. Concurrent authorizations on two known cards
+// hold exactly what the balance covers. The server runs on a database of its own, so
 // no other test's units move its counts.
 func TestCards_KnownCardHoldLockedByTheClaim(t *testing.T) {
 	t.Parallel()
@@ -71,11 +73,53 @@ func TestCards_KnownCardHoldLockedByTheClaim(t *testing.T) {
 	if replayed["authorizationId"] != second || replayed["status"] != "APPROVED" {
 		t.Errorf("replayed key: %v; want authorization %v again", replayed, second)
 	}
-	got := ten.Root.Get("/v1/balances").Expect(t, 200).JSON(t)
-	for _, b := range got["balances"].([]any) {
-		if m := b.(map[string]any); m["asset"] == "USDC" && (m["availableBaseUnits"] != "0" || m["heldBaseUnits"] != "700000") {
-			t.Errorf("service balance: %v; want 0 available, 0.70 held", m)
+	expectServiceBalance(t, ten.Root, "0", "700000")
+
+	// Concurrently, on two known cards of the tenant: exactly what the balance covers is held.
+	ten.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "1.00"}).Expect(t, 201)
+	known := make([]string, 2)
+	for i := range known {
+		known[i] = ten.Root.Post("/v1/cards", map[string]any{"cardholderId": hid}).Expect(t, 201).JSON(t)["cardId"].(string)
+		if a := authorize(t, ten.Root.With("Idempotency-Key", fmt.Sprintf("first-%d", i)), known[i], "0.05", "5411"); a["status"] != "APPROVED" {
+			t.Fatalf("a new card's first authorization: %v", a)
 		}
 	}
+	outcomes := concurrentAuthorizations(t, ten.Root, known, 36, "0.05")
+	if outcomes["APPROVED:"] != 18 || outcomes["DECLINED:INSUFFICIENT_FUNDS"] != 18 {
+		t.Errorf("36 concurrent holds of 0.05 against 0.90: %v; want 18 approved, 18 INSUFFICIENT_FUNDS", outcomes)
+	}
+	expectServiceBalance(t, ten.Root, "0", "1700000")
 	harness.ExpectLedgerBalanced(t, url, ten)
+}
+
+// concurrentAuthorizations sends n authorizations of amount at once, round robin over cards,
+// each with a key of its own, and counts their outcomes (status:declineReason).
+func concurrentAuthorizations(t *testing.T, c *harness.Client, cards []string, n int, amount string) map[string]int {
+	t.Helper()
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	counts := map[string]int{}
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := authorize(t, c.With("Idempotency-Key", fmt.Sprintf("concurrent-%d", i)), cards[i%len(cards)], amount, "5411")
+			mu.Lock()
+			counts[fmt.Sprint(a["status"])+":"+declineReason(a)]++
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return counts
+}
+
+// expectServiceBalance checks the caller's USDC service balance: available and held base units.
+func expectServiceBalance(t *testing.T, c *harness.Client, available, held string) {
+	t.Helper()
+	got := c.Get("/v1/balances").Expect(t, 200).JSON(t)
+	for _, b := range got["balances"].([]any) {
+		if m := b.(map[string]any); m["asset"] == "USDC" && (m["availableBaseUnits"] != available || m["heldBaseUnits"] != held) {
+			t.Errorf("service balance: %v; want %s available, %s held", m, available, held)
+		}
+	}
 }
