@@ -41,7 +41,9 @@ type CardRepo interface {
 	// CreateSpendingAuthorization creates an approved authorization, adds its amount to its
 	// windows (a.Windows) and records announce (its event, as EventRepo.RecordEvent would) in
 	// one statement. announce must be the approval's own: its tenant, environment and resource
-	// (the statement writes them once, for both rows); another is refused.
+	// (the statement writes them once, for both rows); another is refused. Under
+	// ports.WithLastWrite the store may hold the statement back until the transaction's next
+	// exchange or its COMMIT, which its failure then fails.
 	CreateSpendingAuthorization(ctx context.Context, a card.Authorization, announce event.Event) error
 	// FindAuthorization: another tenant's or environment's is CARD_AUTHORIZATION_NOT_FOUND.
 	FindAuthorization(ctx context.Context, tenantID string, env core.Environment, id string) (card.Authorization, error)

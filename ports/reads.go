@@ -35,6 +35,25 @@ func UnitAlone(ctx context.Context) bool {
 	return ok
 }
 
+type lastWriteKey struct{}
+
+// WithLastWrite marks ctx for a use case's last write, one whose failure fails the whole request
+// whatever unit of work it runs in (every caller up to the outermost unit returns the error, and
+// nothing runs after it that could go on without it). A store may then hold the statement back
+// and send it with the transaction's next exchange or its COMMIT, where its failure fails the
+// transaction rather than the nested unit of work it ran in: no round trip of its own, and
+// nothing acknowledged before the COMMIT that carries it returns (docs/ledger.md, "Commit
+// pipeline").
+func WithLastWrite(ctx context.Context) context.Context {
+	return context.WithValue(ctx, lastWriteKey{}, true)
+}
+
+// LastWrite reports whether ctx was marked by WithLastWrite.
+func LastWrite(ctx context.Context) bool {
+	ok, _ := ctx.Value(lastWriteKey{}).(bool)
+	return ok
+}
+
 type affinityKey struct{}
 
 // WithAffinity names what ctx's units of work touch in common with others that carry the same

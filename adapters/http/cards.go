@@ -69,7 +69,7 @@ func (h *cardsHandlers) cardEndpoints() []Endpoint {
 			Responses: map[int]any{200: cardAuthorizationListResponse{}, 404: Envelope{}}, Handler: h.listCardAuthorizations},
 		{Method: "POST", Path: "/v1/sandbox/cards/{id}/authorizations", Summary: "Simulate an authorization at a till: approved (a ledger hold) or declined with its reason", Tag: "sandbox",
 			Auth: authRequired, Scopes: manage, Params: pathID, Request: cardAuthorizationRequest{},
-			Responses: map[int]any{201: cardAuthorizationResponse{}, 400: Envelope{}, 404: Envelope{}}, Handler: h.sandboxAuthorize},
+			Responses: map[int]any{201: cardAuthorizationResponse{}, 400: Envelope{}, 404: Envelope{}}, Prepare: h.prepareAuthorize},
 		{Method: "POST", Path: "/v1/sandbox/card-authorizations/{id}/capture", Summary: "Capture an APPROVED authorization in whole or in part; the captured spend settles on chain", Tag: "sandbox",
 			Auth: authRequired, Scopes: manage, Params: pathID, Request: cardCaptureRequest{},
 			Responses: map[int]any{200: cardAuthorizationResponse{}, 400: Envelope{}, 404: Envelope{}, 409: Envelope{}}, Handler: h.sandboxCapture},
@@ -267,6 +267,14 @@ func (h *cardsHandlers) listCardholders(c *fiber.Ctx) error {
 		out.Cardholders[i] = toCardholder(holder)
 	}
 	return c.JSON(out)
+}
+
+// prepareAuthorize names the rows a known funding-account card's hold will lock before the
+// authorization's unit of work runs, so its claim of the Idempotency-Key locks them in the same
+// statement (cards.PrepareAuthorize).
+func (h *cardsHandlers) prepareAuthorize(c *fiber.Ctx) (fiber.Handler, error) {
+	h.svc.PrepareAuthorize(c.UserContext(), principal(c), c.Params("id"))
+	return h.sandboxAuthorize, nil
 }
 
 func (h *cardsHandlers) sandboxAuthorize(c *fiber.Ctx) error {

@@ -360,12 +360,17 @@ func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Author
 		return fmt.Errorf("event %s: data: %w", announce.ID, err)
 	}
 	m := cardAuthorizationFromDomain(a)
-	_, err = rawQuerier(r.db).ExecContext(ctx, createSpendingAuthorizationSQL,
-		m.ID, m.TenantID, m.Environment, m.CardID, m.AmountBaseUnits, m.CapturedBaseUnits,
+	args := []any{m.ID, m.TenantID, m.Environment, m.CardID, m.AmountBaseUnits, m.CapturedBaseUnits,
 		m.MCC, m.MerchantName, m.Counterparty, m.Status, m.DeclineReason, m.ReversalReason, m.DayKey, m.WeekKey, m.MonthKey,
 		m.HoldTransferID, m.PolicyID, m.PolicyDecisionID, m.SettlementStatus, m.SettlementTxHash, m.SettlementError,
 		m.CreatedAt, m.UpdatedAt,
-		announce.ID, announce.Type, string(data), announce.CreatedAt, announce.Repeatable)
+		announce.ID, announce.Type, string(data), announce.CreatedAt, announce.Repeatable}
+	if deferrable(ctx) {
+		// The caller's last write (ports.WithLastWrite): it waits on the connection and travels
+		// with the next exchange or the COMMIT, whose failure it then is (driver.go).
+		args = append([]any{deferExec{}}, args...)
+	}
+	_, err = rawQuerier(r.db).ExecContext(ctx, createSpendingAuthorizationSQL, args...)
 	return err
 }
 

@@ -3,7 +3,9 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"net"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -65,8 +67,9 @@ func exchangeStore(t *testing.T) (*Store, *atomic.Int64) {
 // a use case's unit that locks a card for a decision pays one exchange for its savepoint and
 // the lock read together, and one that records an approval with its windows and event pays
 // one with the savepoint's release; each unit's commit is the other write. Before the lock
-// read carried the savepoint, the first unit wrote three times. The windows add up, and an
-// approval whose event is another resource's is refused.
+// read carried the savepoint, the first unit wrote three times. Marked as the request's last
+// write (ports.WithLastWrite), the approval travels with the COMMIT, which its failure then
+// fails. The windows add up, and an approval whose event is another resource's is refused.
 func TestCards_DecisionStatementsRoundTrips(t *testing.T) {
 	store, writes := exchangeStore(t)
 	ctx := context.Background()
@@ -124,6 +127,27 @@ func TestCards_DecisionStatementsRoundTrips(t *testing.T) {
 	if n := inUseCase(approve); n != 2 {
 		t.Errorf("approval: %d writes, want 2 (release with the approval; commit)", n)
 	}
+	// Marked as the request's last write, the approval waits on the connection and travels with
+	// the COMMIT (and the savepoint's release): one write.
+	last := func(ctx context.Context, tx ports.Tx) error { return approve(ports.WithLastWrite(ctx), tx) }
+	inUseCase(last) // a batch of statements prepares the ones it has not met yet first
+	if n := inUseCase(last); n != 1 {
+		t.Errorf("approval as the last write: %d writes, want 1 (with the commit)", n)
+	}
+	// Held back, its failure is the COMMIT's: the unit fails and nothing of it is written.
+	ghost := func(ctx context.Context, tx ports.Tx) error {
+		a := card.Authorization{ID: core.NewID(core.PrefixCardAuth), TenantID: tn.ID, Environment: core.EnvTest, CardID: "card_missing",
+			Amount: 700, MCC: "5411", MerchantName: "Shop", Status: card.AuthApproved, Windows: w, CreatedAt: now, UpdatedAt: now}
+		announce := event.New(tn.ID, core.EnvTest, "card_authorization.approved", a.ID, map[string]any{}, now)
+		if err := tx.Cards().CreateSpendingAuthorization(ports.WithLastWrite(ctx), a, announce); err != nil {
+			return fmt.Errorf("held back, the approval cannot fail before the commit: %w", err)
+		}
+		return nil
+	}
+	if err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return store.InTx(ctx, ghost) }); err == nil ||
+		strings.Contains(err.Error(), "before the commit") {
+		t.Errorf("an approval of a card that does not exist, held back: %v; want the commit to fail", err)
+	}
 	// The statement writes the approval's tenant, environment and id once for both rows: an
 	// event of another resource is refused, and nothing of the approval is written.
 	foreign := func(ctx context.Context, tx ports.Tx) error {
@@ -136,7 +160,11 @@ func TestCards_DecisionStatementsRoundTrips(t *testing.T) {
 		t.Error("an approval with another resource's event was accepted")
 	}
 	inUseCase(lock)
-	if want := (card.Spend{Daily: 1400, Weekly: 1400, Monthly: 1400}); spent[len(spent)-1] != want {
+	var ghosts int
+	if err := store.db.QueryRowContext(ctx, "SELECT count(*) FROM card_authorizations WHERE card_id = 'card_missing'").Scan(&ghosts); err != nil || ghosts != 0 {
+		t.Errorf("approvals of the missing card: %d (%v), want none", ghosts, err)
+	}
+	if want := (card.Spend{Daily: 2800, Weekly: 2800, Monthly: 2800}); spent[len(spent)-1] != want {
 		t.Errorf("windows after two approvals: %+v, want %+v", spent[len(spent)-1], want)
 	}
 }

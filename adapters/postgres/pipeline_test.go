@@ -1272,18 +1272,20 @@ func TestPipeline_AffinityKeepsOneKeyInOneLane(t *testing.T) {
 // the next unit's savepoint would undo the first unit's statements and keep the transaction
 // going), and each unit runs again alone: the first fails with its record's error and commits
 // nothing, the second commits. The same holds when the next unit's first exchange is a claim
-// that also locks the rows its request named (claim_lock.go).
+// that also locks the rows its request named (claim_lock.go), and when the statement held back
+// is a nested unit's last write (ports.WithLastWrite: the card approval's case), which the
+// nested unit's caller never sees fail.
 func TestPipeline_HeldBackRecordFailureIsItsUnits(t *testing.T) {
 	t.Parallel()
-	for _, intent := range []bool{false, true} {
-		t.Run(fmt.Sprintf("intent=%v", intent), func(t *testing.T) {
+	for _, c := range []struct{ intent, nested bool }{{false, false}, {true, false}, {true, true}} {
+		t.Run(fmt.Sprintf("intent=%v,nested=%v", c.intent, c.nested), func(t *testing.T) {
 			t.Parallel()
-			heldBackRecordFailure(t, intent)
+			heldBackRecordFailure(t, c.intent, c.nested)
 		})
 	}
 }
 
-func heldBackRecordFailure(t *testing.T, intent bool) {
+func heldBackRecordFailure(t *testing.T, intent, nested bool) {
 	p := newPipeDB(t, 2)
 	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
 	now := time.Now().UTC().Truncate(time.Microsecond)
@@ -1291,12 +1293,22 @@ func heldBackRecordFailure(t *testing.T, intent bool) {
 		return ports.IdempotencyRecord{Scope: "tenant:pipeline", Environment: env, Key: key, Fingerprint: "f",
 			StatusCode: 201, Body: []byte(`{}`), ContentType: "application/json", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
 	}
+	var nestedSaw atomic.Bool
 	errs := submitInOrder(s,
 		func(ctx context.Context, tx ports.Tx) error {
 			if _, _, err := tx.Ledger().Post(ctx, time.Now(), move("held-bad", p.world.ID, p.accounts[0].ID, 5)); err != nil {
 				return err
 			}
-			return tx.Idempotency().Save(ctx, record("bad", "BOGUS")) // the environment's CHECK refuses it
+			if !nested {
+				return tx.Idempotency().Save(ctx, record("bad", "BOGUS")) // the environment's CHECK refuses it
+			}
+			err := s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+				return tx.Idempotency().Save(ports.WithLastWrite(ctx), record("bad", "BOGUS"))
+			})
+			if err != nil { // held back, the write cannot fail in the nested unit itself
+				nestedSaw.Store(true)
+			}
+			return err
 		},
 		func(ctx context.Context, tx ports.Tx) error {
 			cctx := ctx
@@ -1317,6 +1329,9 @@ func heldBackRecordFailure(t *testing.T, intent bool) {
 	}
 	if errs[1] != nil {
 		t.Errorf("the next unit answered %v, want success", errs[1])
+	}
+	if nestedSaw.Load() {
+		t.Error("the nested unit's last write failed in the nested unit: it was not held back")
 	}
 	if p.transfers(t, "held-bad") != 0 || p.transfers(t, "held-good") != 1 {
 		t.Fatalf("transfers: held-bad %d (want 0), held-good %d (want 1)", p.transfers(t, "held-bad"), p.transfers(t, "held-good"))

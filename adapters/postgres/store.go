@@ -113,16 +113,19 @@ func (s *Store) direct(ctx context.Context, fn func(ctx context.Context, tx port
 type ownTxKey struct{}
 
 // deferrable reports a unit of work that owns its transaction, or a pipeline batch's unit,
-// outside any nested unit: a statement it marks deferExec fails the unit's COMMIT if it fails,
-// as the unit would fail. In a batch it travels with the next unit's first exchange or with
-// the batch's COMMIT; failing there, it leaves the connection unable to roll back to a
-// savepoint (driver.go), so the batch is rolled back and every unit of it runs again alone,
-// where the failure is its own unit's.
+// outside any nested unit or in one whose caller marked the statement its last write
+// (ports.WithLastWrite: its failure fails the request whatever unit it runs in): a statement
+// it marks deferExec fails the unit's COMMIT if it fails, as the unit would fail. In a batch it
+// travels with the next unit's first exchange or with the batch's COMMIT; failing there, it
+// leaves the connection unable to roll back to a savepoint (driver.go), so the batch is rolled
+// back and every unit of it runs again alone, where the failure is its own unit's. A nested
+// unit's statement without the mark is never held back: its failure must reach the nested
+// unit's caller, which may roll back to its savepoint and go on.
 func deferrable(ctx context.Context) bool {
 	owned, _ := ctx.Value(ownTxKey{}).(bool)
 	batched := ctx.Value(unitKey{}) != nil
 	depth, _ := ctx.Value(depthKey{}).(int)
-	return (owned || batched) && depth == 0
+	return (owned || batched) && (depth == 0 || ports.LastWrite(ctx))
 }
 
 // depthKey carries the nesting depth of units of work inside one transaction.

@@ -119,7 +119,8 @@ func (s *Service) decide(ctx context.Context, p auth.Principal, in decideInput) 
 			return err
 		}
 		c, spent := d.Card, d.Spent
-		a = card.Authorization{ID: core.NewID(core.PrefixCardAuth), TenantID: c.TenantID, Environment: c.Environment, CardID: c.ID,
+		s.accountCards.note(c)
+		a = card.Authorization{ID: authorizationID(ctx), TenantID: c.TenantID, Environment: c.Environment, CardID: c.ID,
 			Amount: in.req.Amount, MCC: in.req.MCC, MerchantName: in.merchant, Counterparty: in.counterparty, Status: card.AuthApproved,
 			Windows: w, CreatedAt: now, UpdatedAt: now}
 		reason, charged := card.Decide(c, in.req, spent), false
@@ -140,8 +141,10 @@ func (s *Service) decide(ctx context.Context, p auth.Principal, in decideInput) 
 			a.Status, a.DeclineReason, a.HoldTransferID = card.AuthDeclined, reason, ""
 			return saveAuthorization(ctx, tx, a, true)
 		}
-		// The approval, its windows' spend and its event go in one statement.
-		return tx.Cards().CreateSpendingAuthorization(ctx, a, authorizationEvent(a))
+		// The approval, its windows' spend and its event go in one statement, the request's last
+		// write: its failure fails the request whatever unit it runs in (Authorize's only caller,
+		// the HTTP route, returns it), so the store may send it with the unit's next exchange.
+		return tx.Cards().CreateSpendingAuthorization(ports.WithLastWrite(ctx), a, authorizationEvent(a))
 	})
 	return a, err
 }
@@ -225,7 +228,7 @@ func (s *Service) hold(ctx context.Context, tx txView, c card.Card, a *card.Auth
 		if err != nil {
 			return err
 		}
-		t, _, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: "card-auth:" + a.ID + ":hold", Type: ledger.TypePending,
+		t, _, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: holdReference(a.ID), Type: ledger.TypePending,
 			Environment: c.Environment, Asset: kernel.ServiceAsset, Postings: ledger.Move(accs[0].ID, accs[1].ID, a.Amount),
 			Metadata: map[string]string{"cardId": c.ID, "cardAuthorizationId": a.ID}}.MustValidate())
 		if core.HasCode(err, core.CodeInsufficientFunds) {
@@ -291,7 +294,7 @@ func (s *Service) Capture(ctx context.Context, p auth.Principal, id string, in C
 			Metadata: map[string]string{"cardId": c.ID, "cardAuthorizationId": a.ID}}.MustValidate()); err != nil {
 			return a, err
 		}
-		if err := s.passToIssuer(ctx, tx, c, next, now); err != nil {
+		if err := passToIssuer(ctx, tx, c, next, now); err != nil {
 			return a, err
 		}
 		if rest := a.Amount - next.CapturedAmount; rest > 0 {
@@ -316,7 +319,7 @@ func (s *Service) Capture(ctx context.Context, p auth.Principal, id string, in C
 // passToIssuer moves a capture from the card's authorized account to the issuer's clearing
 // account, which the settlement (on chain, or the issuer's off chain) then pays out. The shared
 // clearing account is touched once per capture, not once per authorization.
-func (s *Service) passToIssuer(ctx context.Context, tx txView, c card.Card, a card.Authorization, now time.Time) error {
+func passToIssuer(ctx context.Context, tx txView, c card.Card, a card.Authorization, now time.Time) error {
 	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.CardAuthorized(c.Environment, kernel.ServiceAsset, c.TenantID, c.ID),
 		issuerClearingShare(c))
 	if err != nil {

@@ -76,6 +76,8 @@ type Service struct {
 	mirror      MirrorCatchUp
 	lifetime    time.Duration
 	guard       kernel.SpendDecider
+	// accountCards are the funding-account cards read so far (PrepareAuthorize).
+	accountCards accountCards
 }
 
 // MirrorCatchUp brings the ledger's mirror of a wallet's Safe up to what the chain holds for
