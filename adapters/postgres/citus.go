@@ -150,8 +150,13 @@ var CitusPlan = concatPlans(
 		// One global row: when money between tenants became two single-home legs, read by
 		// corridor check on the coordinator.
 		coord("ledger_home_split")},
-	pending(Distributed,
-		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers", "ledger_account_homes"),
+	// The ledger by its home (home_tenant_id): a tenant's accounts, balances, history and
+	// transfers share its shard group, with its idempotency records and its chain stripe. The
+	// table before the ones that key to it. An account's home row is found by the account id
+	// alone (the account cache's fill), so it is a lookup table distributed by that id.
+	[]TablePlacement{distBy("ledger_accounts", "home_tenant_id"), distBy("ledger_balances", "home_tenant_id"),
+		distBy("ledger_transfers", "home_tenant_id"), distBy("ledger_postings", "home_tenant_id"),
+		lookup("ledger_account_homes", "account_id")},
 )
 
 func concatPlans(parts ...[]TablePlacement) []TablePlacement {
