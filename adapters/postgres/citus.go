@@ -152,11 +152,14 @@ var CitusPlan = concatPlans(
 		coord("ledger_home_split")},
 	// The ledger by its home (home_tenant_id): a tenant's accounts, balances, history and
 	// transfers share its shard group, with its idempotency records and its chain stripe. The
-	// table before the ones that key to it. An account's home row is found by the account id
-	// alone (the account cache's fill), so it is a lookup table distributed by that id.
+	// table before the ones that key to it.
 	[]TablePlacement{distBy("ledger_accounts", "home_tenant_id"), distBy("ledger_balances", "home_tenant_id"),
-		distBy("ledger_transfers", "home_tenant_id"), distBy("ledger_postings", "home_tenant_id"),
-		lookup("ledger_account_homes", "account_id")},
+		distBy("ledger_transfers", "home_tenant_id"), distBy("ledger_postings", "home_tenant_id")},
+	// An account's home row is found by the account id alone, several ids at once (the account
+	// cache's fill): distributed by the id, a transfer's lookup would ask several shards on both
+	// workers, so a dead worker would refuse the other's tenants. It stays on the coordinator,
+	// written once per account (a unit opening accounts commits in two phases, as any spanning one).
+	[]TablePlacement{coord("ledger_account_homes")},
 )
 
 func concatPlans(parts ...[]TablePlacement) []TablePlacement {

@@ -189,7 +189,8 @@ SELECT ` + accountColumns + `
 FROM ledger_accounts a
 JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(environment, asset, reference, home)
   ON a.environment = k.environment AND a.asset = k.asset AND a.reference = k.reference
-  AND a.home_tenant_id = k.home`
+  AND a.home_tenant_id = k.home
+WHERE a.home_tenant_id = ANY($4::text[])`
 
 func (r ledgerRepo) accountsByReference(ctx context.Context, specs []ledger.AccountSpec) (map[accountKey]ledger.Account, error) {
 	envs, assets, refs := make([]string, len(specs)), make([]string, len(specs)), make([]string, len(specs))
