@@ -33,8 +33,15 @@ var (
 
 // ledgerRepo implements ports.LedgerRepo and ports.LedgerReports over one transaction.
 type ledgerRepo struct {
-	q txQuerier
-	u *unitLedger // the unit's layer of a pipeline batch (ledger_batch.go), nil outside one
+	q     txQuerier
+	u     *unitLedger // the unit's layer of a pipeline batch (ledger_batch.go), nil outside one
+	citus bool        // the reports read the ledger in the shapes Citus plans (ledger_reports_citus.go)
+}
+
+// onCitus marks the repository as reading a Citus coordinator.
+func (r ledgerRepo) onCitus(citus bool) ledgerRepo {
+	r.citus = citus
+	return r
 }
 
 // newLedgerRepo binds the ledger store to the unit of work's transaction (or savepoint, which

@@ -404,7 +404,8 @@ func (b *batchLedger) flush(ctx context.Context, q txQuerier) error {
 // writeBufferedSQL inserts transfers (in their serial order, which gives them their
 // sequence) with their posting arrays ($28, $29: one array literal per transfer, cast per row,
 // so no aggregate runs), their postings (with the sequence just given), sets each touched account's
-// balance to its last posting's balance-after, and links the transfers to their chains
+// balance to its last posting's balance-after (naming the homes as an array as well, which Citus
+// prunes to their shards, where a join to the unnested homes would ask every shard), and links the transfers to their chains
 // (ledger_link_batch: the stripes of their homes' buckets, migration 000065), in one statement.
 const writeBufferedSQL = `
 WITH t AS (
@@ -435,7 +436,7 @@ WITH t AS (
         pending_credits = u.pending_credits, last_transfer_at = u.at
     FROM unnest($23::text[], $24::int8[], $25::int8[], $26::int8[], $27::timestamptz[], $32::text[])
         AS u (account_id, posted, pending_debits, pending_credits, at, home)
-    WHERE bl.account_id = u.account_id AND bl.home_tenant_id = u.home
+    WHERE bl.account_id = u.account_id AND bl.home_tenant_id = u.home AND bl.home_tenant_id = ANY($32::text[])
 )
 SELECT ledger_link_batch($2::text[], $30::text[], $1::text[], $13::bytea[])`
 

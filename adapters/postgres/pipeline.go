@@ -644,7 +644,7 @@ func (m *member) execute() {
 	ctx := context.WithValue(unitValues{Context: b.bc.ctx, values: m.u.ctx}, txKey{}, b.tx)
 	ctx = context.WithValue(context.WithValue(ctx, unitKey{}, m.l), lockWaitKey{}, &m.waited)
 	ctx, m.finds = withFinds(ctx, b.p.refs)
-	m.panicked, m.err = callUnit(ctx, m.u.fn, &tx{db: b.tx, unit: m.l})
+	m.panicked, m.err = callUnit(ctx, m.u.fn, &tx{db: b.tx, unit: m.l, citus: b.p.citus})
 	if m.err == nil && m.l.err != nil {
 		m.err = m.l.err
 	}
