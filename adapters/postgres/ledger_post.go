@@ -303,8 +303,36 @@ func (r ledgerRepo) lockBalances(ctx context.Context, spec ledger.TransferSpec, 
 	if err := r.loadAccounts(ctx, ids, in.Accounts); err != nil {
 		return false, err
 	}
+	homes := homesOf(in.Accounts)
+	if !r.citus || len(homes) <= 1 {
+		return r.lockBalancesIn(ctx, spec, ids, homes, in)
+	}
+	// On Citus a FOR UPDATE stays on one shard: a transfer across homes (a sweep) locks each
+	// home's rows in turn, homes in order and rows in account-id order within each.
+	recorded := false
+	for _, h := range homes {
+		var own []string
+		for _, id := range ids {
+			if in.Accounts[id].Home() == h {
+				own = append(own, id)
+			}
+		}
+		if len(own) == 0 {
+			continue
+		}
+		found, err := r.lockBalancesIn(ctx, spec, own, []string{h}, in)
+		if err != nil {
+			return false, err
+		}
+		recorded = recorded || found
+	}
+	return recorded, nil
+}
+
+// lockBalancesIn runs lockBalancesSQL for ids, looking the reference up in homes.
+func (r ledgerRepo) lockBalancesIn(ctx context.Context, spec ledger.TransferSpec, ids, homes []string, in *ledger.ApplyInput) (bool, error) {
 	args := make([]any, 0, len(ids)+3)
-	args = append(args, string(spec.Environment), spec.Reference, homesOf(in.Accounts))
+	args = append(args, string(spec.Environment), spec.Reference, homes)
 	for _, id := range ids {
 		args = append(args, id)
 	}

@@ -376,8 +376,14 @@ SELECT * FROM rows ORDER BY 3, 9 DESC, 1`
 // or as of an instant.
 func (r ledgerRepo) TrialBalance(ctx context.Context, env core.Environment, tenantID string, asOf time.Time) ([]ports.TrialBalanceRow, error) {
 	query, args := trialBalanceSQL, []any{tenantID, string(env)}
+	if r.citus {
+		query = trialBalanceCitusSQL
+	}
 	if !asOf.IsZero() {
 		query, args = trialBalanceAsOfSQL, append(args, asOf.UTC())
+		if r.citus {
+			query = trialBalanceAsOfCitusSQL
+		}
 	}
 	rows, err := r.q.QueryContext(ctx, query, args...)
 	if err != nil {

@@ -819,7 +819,7 @@ func (b *batch) loadSet() lockSet {
 // holds is told to give up (it runs again first in the next batch).
 func (b *batch) load(ctx context.Context, set lockSet) {
 	b.p.stats.loads.Add(1)
-	if err := b.ledger.lock(ctx, b.q, set, b.ledger.known); err != nil {
+	if err := b.ledger.lock(ctx, b.q, set, b.ledger.known, b.p.citus); err != nil {
 		b.poison(err)
 		return
 	}

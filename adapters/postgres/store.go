@@ -270,7 +270,7 @@ func (t *tx) Tenants() ports.TenantRepo          { return tenantRepo{t.db} }
 func (t *tx) Members() ports.MemberRepo          { return memberRepo{t.db} }
 func (t *tx) APIKeys() ports.APIKeyRepo          { return apiKeyRepo{t.db} }
 func (t *tx) Idempotency() ports.IdempotencyRepo { return idempotencyRepo{t.db, t.unit} }
-func (t *tx) Ledger() ports.LedgerRepo           { return newLedgerRepo(t.db).in(t.unit) }
+func (t *tx) Ledger() ports.LedgerRepo           { return newLedgerRepo(t.db).in(t.unit).onCitus(t.citus) }
 func (t *tx) LedgerReports() ports.LedgerReports {
 	return newLedgerRepo(t.db).reading(t.unit).onCitus(t.citus)
 }
