@@ -137,7 +137,11 @@ func (r ledgerRepo) Statement(ctx context.Context, q ports.StatementQuery, page 
 	if err != nil || len(homes) == 0 { // no such account: no history
 		return st, err
 	}
-	rows, err := r.q.QueryContext(ctx, statementLinesSQL, q.AccountID, from, to, page.Take, page.Skip, homes[0])
+	lines := statementLinesSQL
+	if r.citus {
+		lines = statementLinesCitusSQL
+	}
+	rows, err := r.q.QueryContext(ctx, lines, q.AccountID, from, to, page.Take, page.Skip, homes[0])
 	if err != nil {
 		return st, ledgerError("statement", err)
 	}

@@ -64,3 +64,17 @@ var trialBalanceAsOfCitusSQL = trialBalanceCitusSteps(true) + `, mine AS MATERIA
     WHERE a.id IN (SELECT id FROM own) AND a.home_tenant_id = $1
 )
 SELECT * FROM (SELECT * FROM mine UNION ALL SELECT * FROM other) r ORDER BY 3, 9 DESC, 1`
+
+// statementLinesCitusSQL is statementLinesSQL on Citus: the page of the account's history is
+// read first on its home's shard, then its transfers where each posting says they are (a
+// platform account's postings belong to transfers of many homes: its sweeps).
+const statementLinesCitusSQL = `
+WITH p AS MATERIALIZED (
+    SELECT * FROM ledger_postings p
+    WHERE p.account_id = $1 AND p.home_tenant_id = $6 AND p.created_at >= $2 AND ($3::timestamptz IS NULL OR p.created_at < $3)
+    ORDER BY p.created_at, p.sequence LIMIT $4 OFFSET $5
+)
+SELECT ` + transferColumns + `, p.amount, p.posted_delta, p.pending_debits_delta, p.pending_credits_delta,
+    p.posted_after, p.pending_debits_after, p.pending_credits_after
+FROM p JOIN ledger_transfers t ON t.id = p.transfer_id AND t.home_tenant_id = p.transfer_home_tenant_id
+ORDER BY p.created_at, p.sequence`

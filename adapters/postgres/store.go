@@ -292,7 +292,7 @@ func (t *tx) TwoFactor() ports.TwoFactorRepo           { return twoFactorRepo{t.
 func (t *tx) Invoices() ports.InvoiceRepo              { return invoiceRepo{t.db} }
 func (t *tx) Events() ports.EventRepo                  { return eventRepo{t.db} }
 func (t *tx) Checkouts() ports.CheckoutRepo            { return checkoutRepo{t.db} }
-func (t *tx) WalletActivity() ports.WalletActivityRepo { return walletActivityRepo{t.db} }
+func (t *tx) WalletActivity() ports.WalletActivityRepo { return walletActivityRepo{t.db, t.citus} }
 
 // TxFromContext returns the Bun transaction a unit of work carries, for adapters (such as the
 // ledger store) that must write inside the caller's transaction.
