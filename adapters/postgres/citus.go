@@ -150,8 +150,17 @@ var CitusPlan = concatPlans(
 		// One global row: when money between tenants became two single-home legs, read by
 		// corridor check on the coordinator.
 		coord("ledger_home_split")},
-	pending(Distributed,
-		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers", "ledger_account_homes"),
+	// The ledger, meant to be distributed by its home (home_tenant_id) with the tenant group:
+	// a tenant's accounts, balances, history and transfers would share its shard group with
+	// its idempotency records and its chain stripe. Still on the coordinator: distributed, a
+	// worker's silence or death held up the other worker's tenants' deposits (docs/scaling.md,
+	// "What is left" 3).
+	pending(Distributed, "ledger_accounts", "ledger_balances", "ledger_transfers", "ledger_postings"),
+	// An account's home row is found by the account id alone, several ids at once (the account
+	// cache's fill): distributed by the id, a transfer's lookup would ask several shards on both
+	// workers, so a dead worker would refuse the other's tenants. It stays on the coordinator,
+	// written once per account (a unit opening accounts commits in two phases, as any spanning one).
+	[]TablePlacement{coord("ledger_account_homes")},
 )
 
 func concatPlans(parts ...[]TablePlacement) []TablePlacement {

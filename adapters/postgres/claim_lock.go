@@ -67,7 +67,9 @@ WHERE (SELECT go FROM ok)`
 // claimLocking reports whether Claim can lock the intent's rows with the claim: the unit is a
 // pipeline batch's, the claim is its own (not a nested unit's), and the request named rows.
 func claimLocking(ctx context.Context, u *unitLedger) (ports.LedgerIntent, bool) {
-	if u == nil {
+	// On Citus the claim runs alone: Citus refuses a FOR UPDATE over the result of a function
+	// call (the claim), and the batch's own locking read, routed to the home's shard, locks instead.
+	if u == nil || u.m.b.p.citus {
 		return ports.LedgerIntent{}, false
 	}
 	if depth, _ := ctx.Value(depthKey{}).(int); depth != 0 {

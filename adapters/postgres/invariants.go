@@ -223,7 +223,7 @@ func (c *InvariantCheck) add(problem string) {
 
 func runInvariantQuery(ctx context.Context, db *bun.DB, q invariantQuery) (InvariantCheck, error) {
 	c := InvariantCheck{Name: q.name}
-	rows, err := db.QueryContext(ctx, q.query+fmt.Sprintf(" LIMIT %d", maxProblemsPerCheck))
+	rows, err := db.QueryContext(ctx, onCoordinator(isCitus(ctx, db.DB), q.query)+fmt.Sprintf(" LIMIT %d", maxProblemsPerCheck))
 	if err != nil {
 		return c, err
 	}

@@ -76,7 +76,7 @@ func checkCrossTenantLegs(ctx context.Context, db *bun.DB) (InvariantCheck, erro
 		return c, err
 	}
 	var pending int
-	if err := db.QueryRowContext(ctx, crossTenantPendingQuery).Scan(&pending); err != nil {
+	if err := db.QueryRowContext(ctx, onCoordinator(isCitus(ctx, db.DB), crossTenantPendingQuery)).Scan(&pending); err != nil {
 		return c, err
 	}
 	if pending > 0 {

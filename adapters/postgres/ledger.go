@@ -33,8 +33,15 @@ var (
 
 // ledgerRepo implements ports.LedgerRepo and ports.LedgerReports over one transaction.
 type ledgerRepo struct {
-	q txQuerier
-	u *unitLedger // the unit's layer of a pipeline batch (ledger_batch.go), nil outside one
+	q     txQuerier
+	u     *unitLedger // the unit's layer of a pipeline batch (ledger_batch.go), nil outside one
+	citus bool        // the reports read the ledger in the shapes Citus plans (ledger_reports_citus.go)
+}
+
+// onCitus marks the repository as reading a Citus coordinator.
+func (r ledgerRepo) onCitus(citus bool) ledgerRepo {
+	r.citus = citus
+	return r
 }
 
 // newLedgerRepo binds the ledger store to the unit of work's transaction (or savepoint, which
@@ -189,7 +196,8 @@ SELECT ` + accountColumns + `
 FROM ledger_accounts a
 JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(environment, asset, reference, home)
   ON a.environment = k.environment AND a.asset = k.asset AND a.reference = k.reference
-  AND a.home_tenant_id = k.home`
+  AND a.home_tenant_id = k.home
+WHERE a.home_tenant_id = ANY($4::text[])`
 
 func (r ledgerRepo) accountsByReference(ctx context.Context, specs []ledger.AccountSpec) (map[accountKey]ledger.Account, error) {
 	envs, assets, refs := make([]string, len(specs)), make([]string, len(specs)), make([]string, len(specs))

@@ -261,7 +261,7 @@ func (u *unitLedger) loadNow(ctx context.Context, ids []string, ref refKey, refU
 		set.refs = []refKey{ref}
 	}
 	u.m.b.p.stats.unitLoads.Add(1)
-	if err := u.batch.lock(ctx, u.q, set, u.known); err != nil {
+	if err := u.batch.lock(ctx, u.q, set, u.known, u.m.b.p.citus); err != nil {
 		u.noteLock(err)
 		return err
 	}
@@ -307,7 +307,7 @@ FROM ledger_transfers x JOIN unnest($3::text[], $4::text[]) AS q (environment, r
 
 // lock runs lockSQL for set: balances go into into, references into the batch. Accounts that
 // do not exist are noted absent and not asked for.
-func (b *batchLedger) lock(ctx context.Context, q txQuerier, set lockSet, into map[string]knownBalance) error {
+func (b *batchLedger) lock(ctx context.Context, q txQuerier, set lockSet, into map[string]knownBalance, perHome bool) error {
 	var err error
 	if set.wait, err = b.existing(ctx, q, set.wait); err != nil {
 		return err
@@ -318,13 +318,63 @@ func (b *batchLedger) lock(ctx context.Context, q txQuerier, set lockSet, into m
 	if set.empty() {
 		return nil
 	}
+	for _, part := range b.byHome(set, perHome) {
+		if err := b.lockIn(ctx, q, part.set, part.homes, into); err != nil {
+			return err
+		}
+	}
+	for _, r := range set.refs {
+		if _, ok := b.dbRefs[r]; !ok {
+			b.dbRefs[r] = ""
+		}
+	}
+	return nil
+}
+
+// homeLocks is one locking read of a batch: its rows and the homes it names.
+type homeLocks struct {
+	set   lockSet
+	homes []string
+}
+
+// byHome splits set into one locking read per home when perHome (on Citus, where a FOR UPDATE
+// must stay on one shard: a batch whose accounts span homes, a sweep's, locks each home's rows
+// in turn, homes in order and rows in account-id order within each, an order every locker
+// shares), each looking the references up in its home; else it is one read over every home.
+func (b *batchLedger) byHome(set lockSet, perHome bool) []homeLocks {
+	homes := homesOf(b.accounts)
+	if !perHome || len(homes) <= 1 {
+		return []homeLocks{{set, homes}}
+	}
+	out := make([]homeLocks, 0, len(homes))
+	for _, h := range homes {
+		part := lockSet{wait: b.ofHome(set.wait, h), skip: b.ofHome(set.skip, h), refs: set.refs}
+		if !part.empty() {
+			out = append(out, homeLocks{part, []string{h}})
+		}
+	}
+	return out
+}
+
+// ofHome keeps the ids of accounts whose home is h, in their order.
+func (b *batchLedger) ofHome(ids []string, h string) []string {
+	var out []string
+	for _, id := range ids {
+		if b.accounts[id].Home() == h {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// lockIn runs lockSQL for set in homes.
+func (b *batchLedger) lockIn(ctx context.Context, q txQuerier, set lockSet, homes []string, into map[string]knownBalance) error {
 	envs, refs := make([]string, len(set.refs)), make([]string, len(set.refs))
 	for i, r := range set.refs {
 		envs[i], refs[i] = r.environment, r.reference
 	}
 	// The batch's first locking read carries its BEGIN (driver.go).
-	rows, err := q.QueryContext(ctx, lockSQL, withPending{}, nonNil(set.wait), nonNil(set.skip), envs, refs,
-		homesOf(b.accounts))
+	rows, err := q.QueryContext(ctx, lockSQL, withPending{}, nonNil(set.wait), nonNil(set.skip), envs, refs, homes)
 	if err != nil {
 		return ledgerError("lock balances", err)
 	}
@@ -346,15 +396,7 @@ func (b *batchLedger) lock(ctx context.Context, q txQuerier, set lockSet, into m
 		}
 		into[id] = k
 	}
-	if err := rows.Err(); err != nil {
-		return ledgerError("lock balances", err)
-	}
-	for _, r := range set.refs {
-		if _, ok := b.dbRefs[r]; !ok {
-			b.dbRefs[r] = ""
-		}
-	}
-	return nil
+	return ledgerError("lock balances", rows.Err())
 }
 
 func nonNil(ids []string) []string {
@@ -410,7 +452,8 @@ func (b *batchLedger) flush(ctx context.Context, q txQuerier) error {
 // writeBufferedSQL inserts transfers (in their serial order, which gives them their
 // sequence) with their posting arrays ($28, $29: one array literal per transfer, cast per row,
 // so no aggregate runs), their postings (with the sequence just given), sets each touched account's
-// balance to its last posting's balance-after, and links the transfers to their chains
+// balance to its last posting's balance-after (naming the homes as an array as well, which Citus
+// prunes to their shards, where a join to the unnested homes would ask every shard), and links the transfers to their chains
 // (ledger_link_batch: the stripes of their homes' buckets, migration 000065), in one statement.
 const writeBufferedSQL = `
 WITH t AS (
@@ -441,7 +484,7 @@ WITH t AS (
         pending_credits = u.pending_credits, last_transfer_at = u.at
     FROM unnest($23::text[], $24::int8[], $25::int8[], $26::int8[], $27::timestamptz[], $32::text[])
         AS u (account_id, posted, pending_debits, pending_credits, at, home)
-    WHERE bl.account_id = u.account_id AND bl.home_tenant_id = u.home
+    WHERE bl.account_id = u.account_id AND bl.home_tenant_id = u.home AND bl.home_tenant_id = ANY($32::text[])
 )
 SELECT ledger_link_batch($2::text[], $30::text[], $1::text[], $13::bytea[])`
 

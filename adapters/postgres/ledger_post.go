@@ -111,18 +111,19 @@ FOR UPDATE`
 // first, in which case every other part, all joined to t, does nothing either. p inserts the
 // postings, b sets the new balances and r records the target's new state. The chain link is
 // appended at commit by the ledger_transfers_link trigger, from canonical. One text per
-// posting count (rather than arrays) lets PostgreSQL reuse a generic plan. The transfer's home
+// posting count (rather than arrays) lets PostgreSQL reuse a generic plan; the balance update
+// names the postings' homes as constants too, which Citus routes to their shard. The transfer's home
 // tenant (ledger.HomeOf) and the target's are the last two parameters. The transfer's
 // posting arrays are built from the same parameters, in the postings' (account-id) order.
 var writeTransferSQL = func() []string {
 	out := make([]string, ledger.MaxPostings+1)
 	for n := 2; n <= ledger.MaxPostings; n++ {
-		rows, accounts, amounts := make([]string, n), make([]string, n), make([]string, n)
+		rows, accounts, amounts, homes := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		for i := range rows {
 			p := 16 + 9*i
 			rows[i] = fmt.Sprintf("($%d::text, $%d::int8, $%d::int8, $%d::int8, $%d::int8, $%d::int8, $%d::int8, $%d::int8, $%d::text)",
 				p, p+1, p+2, p+3, p+4, p+5, p+6, p+7, p+8)
-			accounts[i], amounts[i] = fmt.Sprintf("$%d::text", p), fmt.Sprintf("$%d::int8", p+1)
+			accounts[i], amounts[i], homes[i] = fmt.Sprintf("$%d::text", p), fmt.Sprintf("$%d::int8", p+1), fmt.Sprintf("$%d::text", p+8)
 		}
 		out[n] = `
 WITH x (account_id, amount, posted_delta, pending_debits_delta, pending_credits_delta, posted_after,
@@ -149,6 +150,7 @@ WITH x (account_id, amount, posted_delta, pending_debits_delta, pending_credits_
     UPDATE ledger_balances bl SET posted = x.posted_after, pending_debits = x.pending_debits_after,
         pending_credits = x.pending_credits_after, last_transfer_at = $11::timestamptz
     FROM t, x WHERE bl.account_id = x.account_id AND bl.home_tenant_id = x.home
+        AND bl.home_tenant_id = ANY(ARRAY[` + strings.Join(homes, ", ") + `])
 ), r AS (
     UPDATE ledger_transfers tg SET status = $15::text, resolved_by = t.id
     FROM t WHERE tg.id = $14::text AND tg.home_tenant_id = $` + strconv.Itoa(17+9*n) + `::text
@@ -301,8 +303,36 @@ func (r ledgerRepo) lockBalances(ctx context.Context, spec ledger.TransferSpec, 
 	if err := r.loadAccounts(ctx, ids, in.Accounts); err != nil {
 		return false, err
 	}
+	homes := homesOf(in.Accounts)
+	if !r.citus || len(homes) <= 1 {
+		return r.lockBalancesIn(ctx, spec, ids, homes, in)
+	}
+	// On Citus a FOR UPDATE stays on one shard: a transfer across homes (a sweep) locks each
+	// home's rows in turn, homes in order and rows in account-id order within each.
+	recorded := false
+	for _, h := range homes {
+		var own []string
+		for _, id := range ids {
+			if in.Accounts[id].Home() == h {
+				own = append(own, id)
+			}
+		}
+		if len(own) == 0 {
+			continue
+		}
+		found, err := r.lockBalancesIn(ctx, spec, own, []string{h}, in)
+		if err != nil {
+			return false, err
+		}
+		recorded = recorded || found
+	}
+	return recorded, nil
+}
+
+// lockBalancesIn runs lockBalancesSQL for ids, looking the reference up in homes.
+func (r ledgerRepo) lockBalancesIn(ctx context.Context, spec ledger.TransferSpec, ids, homes []string, in *ledger.ApplyInput) (bool, error) {
 	args := make([]any, 0, len(ids)+3)
-	args = append(args, string(spec.Environment), spec.Reference, homesOf(in.Accounts))
+	args = append(args, string(spec.Environment), spec.Reference, homes)
 	for _, id := range ids {
 		args = append(args, id)
 	}

@@ -137,7 +137,11 @@ func (r ledgerRepo) Statement(ctx context.Context, q ports.StatementQuery, page 
 	if err != nil || len(homes) == 0 { // no such account: no history
 		return st, err
 	}
-	rows, err := r.q.QueryContext(ctx, statementLinesSQL, q.AccountID, from, to, page.Take, page.Skip, homes[0])
+	lines := statementLinesSQL
+	if r.citus {
+		lines = statementLinesCitusSQL
+	}
+	rows, err := r.q.QueryContext(ctx, lines, q.AccountID, from, to, page.Take, page.Skip, homes[0])
 	if err != nil {
 		return st, ledgerError("statement", err)
 	}
@@ -376,8 +380,14 @@ SELECT * FROM rows ORDER BY 3, 9 DESC, 1`
 // or as of an instant.
 func (r ledgerRepo) TrialBalance(ctx context.Context, env core.Environment, tenantID string, asOf time.Time) ([]ports.TrialBalanceRow, error) {
 	query, args := trialBalanceSQL, []any{tenantID, string(env)}
+	if r.citus {
+		query = trialBalanceCitusSQL
+	}
 	if !asOf.IsZero() {
 		query, args = trialBalanceAsOfSQL, append(args, asOf.UTC())
+		if r.citus {
+			query = trialBalanceAsOfCitusSQL
+		}
 	}
 	rows, err := r.q.QueryContext(ctx, query, args...)
 	if err != nil {

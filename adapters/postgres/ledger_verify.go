@@ -136,7 +136,7 @@ func VerifyLedger(ctx context.Context, db *bun.DB) (LedgerVerification, error) {
 		return LedgerVerification{}, err
 	}
 	defer func() { _ = tx.Rollback() }()
-	v := &verifier{q: tx, running: map[string]ledger.Balance{}, holds: map[string]ledger.Transfer{},
+	v := &verifier{q: tx, citus: isCitus(ctx, db.DB), running: map[string]ledger.Balance{}, holds: map[string]ledger.Transfer{},
 		claims: map[string]ledger.TransferState{}, resolved: map[string]ledger.TransferState{}}
 	if err := v.chains(ctx, db.DB); err != nil {
 		return v.out, err
@@ -154,6 +154,7 @@ func VerifyLedger(ctx context.Context, db *bun.DB) (LedgerVerification, error) {
 
 type verifier struct {
 	q        *sql.Tx
+	citus    bool // the ledger's whole reads join on the coordinator (onCoordinator)
 	out      LedgerVerification
 	running  map[string]ledger.Balance       // per account, from the history
 	holds    map[string]ledger.Transfer      // open holds, by id
@@ -311,7 +312,7 @@ func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''
 // link trigger disabled), transfers linked more than once, and transfers linked into the
 // stripe of another bucket than their home tenant's.
 func (v *verifier) placement(ctx context.Context, db *sql.DB) error {
-	rows, err := v.q.QueryContext(ctx, verifyPlacementSQL, ChainStripesBefore, ChainLanes)
+	rows, err := v.q.QueryContext(ctx, onCoordinator(v.citus, verifyPlacementSQL), ChainStripesBefore, ChainLanes)
 	if err != nil {
 		return err
 	}
@@ -469,7 +470,7 @@ func (v *verifier) linked(ctx context.Context, ids []string) (map[string]stripeE
 
 // history replays every transfer in sequence order through ledger.Effects.
 func (v *verifier) history(ctx context.Context) error {
-	rows, err := v.q.QueryContext(ctx, verifyHistorySQL)
+	rows, err := v.q.QueryContext(ctx, onCoordinator(v.citus, verifyHistorySQL))
 	if err != nil {
 		return err
 	}
@@ -512,7 +513,7 @@ func (v *verifier) legs(t ledger.Transfer, amounts []int64, found []bool) {
 
 // strayHistory reports history rows that belong to no transfer's arrays or to no account.
 func (v *verifier) strayHistory(ctx context.Context) error {
-	rows, err := v.q.QueryContext(ctx, verifyStrayHistorySQL, maxProblems+1)
+	rows, err := v.q.QueryContext(ctx, onCoordinator(v.citus, verifyStrayHistorySQL), maxProblems+1)
 	if err != nil {
 		return err
 	}
@@ -608,7 +609,7 @@ func (v *verifier) states() {
 // balances compares the balance rows with the history and sums the trial balances.
 func (v *verifier) balances(ctx context.Context) error {
 	rows, err := v.q.QueryContext(ctx, `SELECT `+accountColumns+`, b.posted, b.pending_debits, b.pending_credits
-FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id ORDER BY a.id`)
+FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id AND b.home_tenant_id = a.home_tenant_id ORDER BY a.id`)
 	if err != nil {
 		return err
 	}

@@ -663,7 +663,7 @@ func (m *member) execute() {
 	ctx := context.WithValue(unitValues{Context: b.bc.ctx, values: m.u.ctx}, txKey{}, b.tx)
 	ctx = context.WithValue(context.WithValue(ctx, unitKey{}, m.l), lockWaitKey{}, &m.waited)
 	ctx, m.finds = withFinds(ctx, b.p.refs)
-	m.panicked, m.err = callUnit(ctx, m.u.fn, &tx{db: b.tx, unit: m.l})
+	m.panicked, m.err = callUnit(ctx, m.u.fn, &tx{db: b.tx, unit: m.l, citus: b.p.citus})
 	if m.err == nil && m.l.err != nil {
 		m.err = m.l.err
 	}
@@ -838,7 +838,7 @@ func (b *batch) loadSet() lockSet {
 // holds is told to give up (it runs again first in the next batch).
 func (b *batch) load(ctx context.Context, set lockSet) {
 	b.p.stats.loads.Add(1)
-	if err := b.ledger.lock(ctx, b.q, set, b.ledger.known); err != nil {
+	if err := b.ledger.lock(ctx, b.q, set, b.ledger.known, b.p.citus); err != nil {
 		b.poison(err)
 		return
 	}

@@ -93,7 +93,7 @@ func (s *Store) direct(ctx context.Context, fn func(ctx context.Context, tx port
 		err = s.db.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
 			ctx, finds = withFinds(ctx, s.refs)
 			ctx = context.WithValue(context.WithValue(ctx, txKey{}, btx), ownTxKey{}, true)
-			if err := fn(ctx, &tx{db: btx}); err != nil || !s.citus {
+			if err := fn(ctx, &tx{db: btx, citus: s.citus}); err != nil || !s.citus {
 				return err
 			}
 			return markTwoPhase(ctx, btx.Tx)
@@ -167,7 +167,7 @@ func (s *Store) savepoint(ctx context.Context, outer bun.Tx, unit *unitLedger, f
 		return err
 	}
 	inner, finds := childFinds(ctx)
-	if err := fn(context.WithValue(inner, depthKey{}, depth), &tx{db: outer, unit: unit}); err != nil {
+	if err := fn(context.WithValue(inner, depthKey{}, depth), &tx{db: outer, unit: unit, citus: s.citus}); err != nil {
 		_, _ = outer.Tx.ExecContext(context.WithoutCancel(ctx), "ROLLBACK TO SAVEPOINT "+name)
 		return err // the accounts it found are forgotten with it
 	}
@@ -264,16 +264,19 @@ func retryable(err error) bool {
 
 // tx implements ports.Tx over one Bun transaction or savepoint.
 type tx struct {
-	db   bun.IDB
-	unit *unitLedger // the unit's share of a pipeline batch, nil outside the pipeline
+	db    bun.IDB
+	unit  *unitLedger // the unit's share of a pipeline batch, nil outside the pipeline
+	citus bool        // the database is a Citus coordinator: some reads take another shape
 }
 
-func (t *tx) Tenants() ports.TenantRepo                { return tenantRepo{t.db} }
-func (t *tx) Members() ports.MemberRepo                { return memberRepo{t.db} }
-func (t *tx) APIKeys() ports.APIKeyRepo                { return apiKeyRepo{t.db} }
-func (t *tx) Idempotency() ports.IdempotencyRepo       { return idempotencyRepo{t.db, t.unit} }
-func (t *tx) Ledger() ports.LedgerRepo                 { return newLedgerRepo(t.db).in(t.unit) }
-func (t *tx) LedgerReports() ports.LedgerReports       { return newLedgerRepo(t.db).reading(t.unit) }
+func (t *tx) Tenants() ports.TenantRepo          { return tenantRepo{t.db} }
+func (t *tx) Members() ports.MemberRepo          { return memberRepo{t.db} }
+func (t *tx) APIKeys() ports.APIKeyRepo          { return apiKeyRepo{t.db} }
+func (t *tx) Idempotency() ports.IdempotencyRepo { return idempotencyRepo{t.db, t.unit} }
+func (t *tx) Ledger() ports.LedgerRepo           { return newLedgerRepo(t.db).in(t.unit).onCitus(t.citus) }
+func (t *tx) LedgerReports() ports.LedgerReports {
+	return newLedgerRepo(t.db).reading(t.unit).onCitus(t.citus)
+}
 func (t *tx) Wallets() ports.WalletRepo                { return walletRepo{t.db} }
 func (t *tx) Payments() ports.PaymentRepo              { return paymentRepo{t.db} }
 func (t *tx) RelayerBudget() ports.RelayerBudgetRepo   { return relayerBudgetRepo{t.db} }
@@ -292,7 +295,7 @@ func (t *tx) TwoFactor() ports.TwoFactorRepo           { return twoFactorRepo{t.
 func (t *tx) Invoices() ports.InvoiceRepo              { return invoiceRepo{t.db} }
 func (t *tx) Events() ports.EventRepo                  { return eventRepo{t.db} }
 func (t *tx) Checkouts() ports.CheckoutRepo            { return checkoutRepo{t.db} }
-func (t *tx) WalletActivity() ports.WalletActivityRepo { return walletActivityRepo{t.db} }
+func (t *tx) WalletActivity() ports.WalletActivityRepo { return walletActivityRepo{t.db, t.citus} }
 
 // TxFromContext returns the Bun transaction a unit of work carries, for adapters (such as the
 // ledger store) that must write inside the caller's transaction.

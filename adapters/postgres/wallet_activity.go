@@ -14,7 +14,10 @@ import (
 
 // walletActivityRepo reads the secondary transaction lists in SQL: Safe payments and the
 // ledger mirror's lines, merged, filtered, ordered and paged by the database.
-type walletActivityRepo struct{ db bun.IDB }
+type walletActivityRepo struct {
+	db    bun.IDB
+	citus bool // the mirror's lines read only the transfers homed at the tenant (activityMirrorCitusSQL)
+}
 
 var _ ports.WalletActivityRepo = walletActivityRepo{}
 
@@ -86,6 +89,15 @@ const (
     AND (?from::timestamptz IS NULL OR created_at >= ?from) AND (?to::timestamptz IS NULL OR created_at < ?to)`
 )
 
+// activityMirrorCitusSQL is the mirror's lines on Citus: the transfers are read in the
+// tenant's home as well, so every table of the statement names the tenant and Citus routes
+// it to the tenant's shard (it refuses the join on the posting's transfer_home_tenant_id).
+// Since money between tenants is two single-home legs, a tenant's mirror postings belong to
+// its own transfers; a chain log between two tenants' wallets booked as one transfer before
+// that split, homed at the other tenant, is left out of this list on Citus.
+var activityMirrorCitusSQL = strings.Replace(activityMirrorSQL, "AND t.home_tenant_id = p.transfer_home_tenant_id",
+	"AND t.home_tenant_id = p.transfer_home_tenant_id AND t.home_tenant_id = ?tenant", 1)
+
 // ListWalletActivity reads one page of four sources (Safe payments, mirror lines, completed
 // checkouts, checkout refunds): each source contributes at most skip+take rows, newest
 // first, so the merge sorts a bounded set; the total is a count over both sources.
@@ -95,7 +107,11 @@ func (r walletActivityRepo) ListWalletActivity(ctx context.Context, q ports.Acti
 	}
 	args := newActivityArgs(q)
 	depth := page.Skip + page.Take
-	sources := []string{activityPaymentsSQL, activityMirrorSQL, activityCheckoutsSQL, activityRefundsSQL}
+	mirror := activityMirrorSQL
+	if r.citus {
+		mirror = activityMirrorCitusSQL
+	}
+	sources := []string{activityPaymentsSQL, mirror, activityCheckoutsSQL, activityRefundsSQL}
 	parts, counts := make([]string, len(sources)), make([]string, len(sources))
 	for i, src := range sources {
 		parts[i] = fmt.Sprintf("(SELECT * FROM (%s) s WHERE %s ORDER BY created_at DESC, id DESC LIMIT %d)", src, activityFilterSQL, depth)
