@@ -212,7 +212,7 @@ func (u *unitLedger) balancesKnown(ids []string) (map[string]ledger.Balance, boo
 // flush writes the batch's and the unit's buffered rows inside the unit's savepoint.
 func (u *unitLedger) flush(ctx context.Context) error {
 	rows := append(append([]bufferedTransfer(nil), u.batch.pending...), u.pending...)
-	if err := writeBuffered(ctx, u.q, rows); err != nil {
+	if err := writeBuffered(ctx, u.q, rows, u.m.b.p.citus); err != nil {
 		u.noteLock(err)
 		if referenceTaken(err) {
 			// A twin committed one of the buffered references after the batch looked it up:
@@ -441,8 +441,8 @@ func (b *batchLedger) existing(ctx context.Context, q txQuerier, ids []string) (
 
 // flush writes the batch's buffered rows before its COMMIT. The write travels with the COMMIT
 // (driver.go): its failure fails the COMMIT, which PostgreSQL then refuses as a whole.
-func (b *batchLedger) flush(ctx context.Context, q txQuerier) error {
-	err := writeBuffered(ctx, q, b.pending, deferExec{})
+func (b *batchLedger) flush(ctx context.Context, q txQuerier, citus bool) error {
+	err := writeBuffered(ctx, q, b.pending, citus, deferExec{})
 	if err == nil {
 		b.pending = nil
 	}
@@ -488,11 +488,14 @@ WITH t AS (
 )
 SELECT ledger_link_batch($2::text[], $30::text[], $1::text[], $13::bytea[])`
 
-// writeBuffered writes ts in one statement (nothing when ts is empty); marker, if any, goes
-// first among the arguments (driver.go).
-func writeBuffered(ctx context.Context, q txQuerier, ts []bufferedTransfer, marker ...any) error {
+// writeBuffered writes ts in one statement (nothing when ts is empty; on Citus one per home,
+// ledger_write_citus.go); marker, if any, goes first among the arguments (driver.go).
+func writeBuffered(ctx context.Context, q txQuerier, ts []bufferedTransfer, citus bool, marker ...any) error {
 	if len(ts) == 0 {
 		return nil
+	}
+	if citus {
+		return writeBufferedCitus(ctx, q, ts, marker)
 	}
 	n := len(ts)
 	ids, envs, refs, types, assets := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)

@@ -899,7 +899,7 @@ func (b *batch) commit(ctx context.Context, prev <-chan struct{}) []*pipeUnit {
 		_, err = b.tx.Tx.ExecContext(ctx, "SET LOCAL lock_timeout = 0", deferExec{})
 	}
 	if err == nil {
-		err = b.ledger.flush(ctx, b.q)
+		err = b.ledger.flush(ctx, b.q, b.p.citus)
 	}
 	if err == nil {
 		err = writeRecords(ctx, b.q, b.ledger.records)

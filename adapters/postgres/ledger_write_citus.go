@@ -1,0 +1,219 @@
+package postgres
+
+import (
+	"context"
+	"sort"
+	"time"
+)
+
+// On Citus a batch's write is not the one statement writeBufferedSQL: its postings read the
+// sequence values the transfers' insert returns, and Citus runs such a statement through the
+// coordinator with the data-modifying step's result sent to every worker, so a silent worker
+// held up the COMMIT of another worker's tenants. Here the transfers get their sequence values
+// first (one query on the coordinator, which holds the sequence), and every statement that
+// follows names one home's rows only, so Citus sends it to that home's shard alone.
+
+// nextSequencesSQL takes n values of the transfers' sequence, in order.
+const nextSequencesSQL = `SELECT nextval('ledger_transfers_sequence_seq') FROM generate_series(1, $1::int)`
+
+// citusTransfersSQL inserts one home's transfers with the sequence values already taken.
+const citusTransfersSQL = `
+INSERT INTO ledger_transfers (id, environment, reference, type, asset, pending_id, reversed_id, amount,
+    expires_at, metadata, created_at, status, canonical, chain_linked, posting_accounts, posting_amounts,
+    home_tenant_id, sequence) OVERRIDING SYSTEM VALUE
+SELECT x.id, x.environment, x.reference, x.type, x.asset, x.pending_id, x.reversed_id, x.amount,
+    x.expires_at, x.metadata::jsonb, x.created_at, x.status, x.canonical, true, x.accounts::text[],
+    x.amounts::int8[], $16::text, x.seq
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int8[],
+    $9::timestamptz[], $10::text[], $11::timestamptz[], $12::text[], $13::bytea[], $14::text[], $15::text[],
+    $17::int8[])
+    AS x (id, environment, reference, type, asset, pending_id, reversed_id, amount, expires_at, metadata,
+        created_at, status, canonical, accounts, amounts, seq)`
+
+// citusPostingsSQL inserts the postings on one home's accounts.
+const citusPostingsSQL = `
+INSERT INTO ledger_postings (transfer_id, account_id, sequence, created_at, amount, posted_delta,
+    pending_debits_delta, pending_credits_delta, posted_after, pending_debits_after, pending_credits_after,
+    home_tenant_id, transfer_home_tenant_id)
+SELECT x.transfer_id, x.account_id, x.seq, x.created_at, x.amount, x.pd, x.pdd, x.pcd, x.pa, x.pda, x.pca,
+    $13::text, x.transfer_home
+FROM unnest($1::text[], $2::text[], $3::int8[], $4::timestamptz[], $5::int8[], $6::int8[], $7::int8[],
+    $8::int8[], $9::int8[], $10::int8[], $11::int8[], $12::text[])
+    AS x (transfer_id, account_id, seq, created_at, amount, pd, pdd, pcd, pa, pda, pca, transfer_home)`
+
+// citusBalancesSQL sets one home's touched balances to their last posting's balance-after.
+const citusBalancesSQL = `
+UPDATE ledger_balances bl SET posted = u.posted, pending_debits = u.pending_debits,
+    pending_credits = u.pending_credits, last_transfer_at = u.at
+FROM unnest($1::text[], $2::int8[], $3::int8[], $4::int8[], $5::timestamptz[])
+    AS u (account_id, posted, pending_debits, pending_credits, at)
+WHERE bl.home_tenant_id = $6::text AND bl.account_id = u.account_id`
+
+// citusLinkSQL links the batch's transfers to their chains (the function's statements each
+// name one chain bucket's key).
+const citusLinkSQL = `SELECT ledger_link_batch($1::text[], $2::text[], $3::text[], $4::bytea[])`
+
+// writeBufferedCitus writes ts as writeBuffered does, in statements that each reach one shard.
+// The sequence query runs at once (carrying the statements waiting on the connection); the
+// writes are marked as marker says (deferred with the COMMIT in a batch).
+func writeBufferedCitus(ctx context.Context, q txQuerier, ts []bufferedTransfer, marker []any) error {
+	seqs, err := nextSequences(ctx, q, len(ts))
+	if err != nil {
+		return err
+	}
+	exec := func(sql string, args ...any) error {
+		_, err := q.ExecContext(ctx, sql, append(append([]any(nil), marker...), args...)...)
+		return ledgerError("write batch", err)
+	}
+	for _, h := range transferHomes(ts) {
+		if err := exec(citusTransfersSQL, citusTransferArgs(ts, seqs, h)...); err != nil {
+			return err
+		}
+	}
+	w := citusPostingsOf(ts, seqs)
+	for _, h := range w.homes {
+		if err := exec(citusPostingsSQL, w.postingArgs(h)...); err != nil {
+			return err
+		}
+	}
+	for _, h := range w.homes {
+		if args := w.balanceArgs(h); args != nil {
+			if err := exec(citusBalancesSQL, args...); err != nil {
+				return err
+			}
+		}
+	}
+	n := len(ts)
+	envs, homes, ids, canonical := make([]string, n), make([]string, n), make([]string, n), make([][]byte, n)
+	for i, t := range ts {
+		envs[i], homes[i], ids[i], canonical[i] = t.row.environment, t.row.home, t.row.id, t.row.canonical
+	}
+	return exec(citusLinkSQL, envs, homes, ids, canonical)
+}
+
+// nextSequences takes n sequence values, ascending: the transfers' serial order.
+func nextSequences(ctx context.Context, q txQuerier, n int) ([]int64, error) {
+	rows, err := q.QueryContext(ctx, nextSequencesSQL, withPending{}, n)
+	if err != nil {
+		return nil, ledgerError("write batch", err)
+	}
+	defer rows.Close()
+	seqs := make([]int64, 0, n)
+	for rows.Next() {
+		var s int64
+		if err := rows.Scan(&s); err != nil {
+			return nil, ledgerError("write batch", err)
+		}
+		seqs = append(seqs, s)
+	}
+	sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
+	return seqs, ledgerError("write batch", rows.Err())
+}
+
+// transferHomes lists the transfers' homes in their first transfer's order.
+func transferHomes(ts []bufferedTransfer) []string {
+	seen := map[string]bool{}
+	var homes []string
+	for _, t := range ts {
+		if !seen[t.row.home] {
+			seen[t.row.home] = true
+			homes = append(homes, t.row.home)
+		}
+	}
+	return homes
+}
+
+// citusTransferArgs lays out the arguments of citusTransfersSQL for home h's transfers.
+func citusTransferArgs(ts []bufferedTransfer, seqs []int64, h string) []any {
+	var ids, envs, refs, types, assets, metadata, statuses, pAccounts, pAmounts []string
+	var pendingIDs, reversedIDs []*string
+	var amounts, seq []int64
+	var expires []*time.Time
+	var created []time.Time
+	var canonical [][]byte
+	for i, t := range ts {
+		r := t.row
+		if r.home != h {
+			continue
+		}
+		ids, envs, refs, types, assets = append(ids, r.id), append(envs, r.environment), append(refs, r.reference),
+			append(types, r.typ), append(assets, r.asset)
+		pendingIDs, reversedIDs, amounts = append(pendingIDs, r.pendingID), append(reversedIDs, r.reversedID), append(amounts, r.amount)
+		expires, metadata, created = append(expires, r.expiresAt), append(metadata, r.metadata), append(created, r.createdAt)
+		statuses, canonical, seq = append(statuses, r.status), append(canonical, r.canonical), append(seq, seqs[i])
+		a, m := postingArrays(t.postings)
+		pAccounts, pAmounts = append(pAccounts, a), append(pAmounts, m)
+	}
+	return []any{ids, envs, refs, types, assets, pendingIDs, reversedIDs, amounts, expires, metadata, created,
+		statuses, canonical, pAccounts, pAmounts, h, seq}
+}
+
+// citusPostings is a batch's postings and last balances, each with its account's home.
+type citusPostings struct {
+	homes    []string // the accounts' homes, in their first posting's order
+	postings []citusPosting
+	last     map[string]int // an account's last posting (an index into postings)
+	order    []string       // the accounts in their first posting's order
+}
+
+type citusPosting struct {
+	bufferedPosting
+	transferID, transferHome string
+	seq                      int64
+	at                       time.Time
+}
+
+func citusPostingsOf(ts []bufferedTransfer, seqs []int64) citusPostings {
+	w := citusPostings{last: map[string]int{}}
+	seen := map[string]bool{}
+	for i, t := range ts {
+		for _, p := range t.postings {
+			if !seen[p.home] {
+				seen[p.home] = true
+				w.homes = append(w.homes, p.home)
+			}
+			if _, ok := w.last[p.accountID]; !ok {
+				w.order = append(w.order, p.accountID)
+			}
+			w.last[p.accountID] = len(w.postings)
+			w.postings = append(w.postings, citusPosting{p, t.row.id, t.row.home, seqs[i], t.row.createdAt})
+		}
+	}
+	return w
+}
+
+// postingArgs lays out the arguments of citusPostingsSQL for the postings on home h.
+func (w citusPostings) postingArgs(h string) []any {
+	var tids, accounts, thomes []string
+	var seq, amounts, dp, dd, dc, ap, ad, ac []int64
+	var at []time.Time
+	for _, p := range w.postings {
+		if p.home != h {
+			continue
+		}
+		tids, accounts, thomes = append(tids, p.transferID), append(accounts, p.accountID), append(thomes, p.transferHome)
+		seq, at, amounts = append(seq, p.seq), append(at, p.at), append(amounts, p.amount)
+		dp, dd, dc = append(dp, p.delta.Posted), append(dd, p.delta.PendingDebits), append(dc, p.delta.PendingCredits)
+		ap, ad, ac = append(ap, p.after.Posted), append(ad, p.after.PendingDebits), append(ac, p.after.PendingCredits)
+	}
+	return []any{tids, accounts, seq, at, amounts, dp, dd, dc, ap, ad, ac, thomes, h}
+}
+
+// balanceArgs lays out the arguments of citusBalancesSQL for the accounts of home h (nil: none).
+func (w citusPostings) balanceArgs(h string) []any {
+	var ids []string
+	var bp, bd, bc []int64
+	var at []time.Time
+	for _, id := range w.order {
+		p := w.postings[w.last[id]]
+		if p.home != h {
+			continue
+		}
+		ids, at = append(ids, id), append(at, p.at)
+		bp, bd, bc = append(bp, p.after.Posted), append(bd, p.after.PendingDebits), append(bc, p.after.PendingCredits)
+	}
+	if ids == nil {
+		return nil
+	}
+	return []any{ids, bp, bd, bc, at, h}
+}
