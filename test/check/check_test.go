@@ -291,7 +291,7 @@ func corruptions(w workload) []corruption {
 	const restoreTransfers = `UPDATE ledger_transfers t SET reference = s.reference, metadata = s.metadata FROM check_saved s WHERE t.id = s.id; DROP TABLE check_saved`
 	account := `(SELECT account_id FROM ledger_postings WHERE transfer_id = ` + transfer("deliver") + ` ORDER BY account_id LIMIT 1)`
 	escrowAccount := `(SELECT b.account_id FROM ledger_balances b JOIN ledger_accounts a ON a.id = b.account_id
-		WHERE a.kind = 'claim_escrow' AND b.posted > 0 ORDER BY a.id LIMIT 1)`
+		AND a.home_tenant_id = b.home_tenant_id WHERE a.kind = 'claim_escrow' AND b.posted > 0 ORDER BY a.id LIMIT 1)`
 	payKey := `'check-pay-' || (SELECT sender_tenant_id FROM offramp_payments WHERE id = '` + p + `')`
 	// The sender's share of the sandbox pool, which its deposit drew on.
 	senderPool := `(SELECT id FROM ledger_accounts WHERE reference = 'platform:sandbox_pool@' ||
@@ -344,12 +344,17 @@ func corruptions(w workload) []corruption {
 			revert: restoreTransfers,
 			check:  "cross-tenant-legs", names: "sender leg offramp:" + p + ":deliver:1 (transfer "},
 		{name: "a posting outside its account's home",
-			plant: `CREATE TABLE check_saved AS SELECT transfer_id, account_id, home_tenant_id FROM ledger_postings
+			// Moved by delete and insert: Citus refuses to change a distributed row's key.
+			plant: `CREATE TABLE check_saved AS SELECT p AS r FROM ledger_postings p
 					WHERE transfer_id = ` + transfer("deliver") + ` AND account_id = ` + account + `;
-				UPDATE ledger_postings p SET home_tenant_id = 'ten_planted' FROM check_saved s
-					WHERE p.transfer_id = s.transfer_id AND p.account_id = s.account_id`,
-			revert: `UPDATE ledger_postings p SET home_tenant_id = s.home_tenant_id FROM check_saved s
-					WHERE p.transfer_id = s.transfer_id AND p.account_id = s.account_id; DROP TABLE check_saved`,
+				DELETE FROM ledger_postings p USING check_saved s
+					WHERE p.transfer_id = (s.r).transfer_id AND p.account_id = (s.r).account_id
+					AND p.home_tenant_id = (s.r).home_tenant_id;
+				INSERT INTO ledger_postings SELECT x.* FROM check_saved s, jsonb_populate_record(NULL::ledger_postings,
+					to_jsonb(s.r) || '{"home_tenant_id": "ten_planted"}') x`,
+			revert: `DELETE FROM ledger_postings p USING check_saved s WHERE p.transfer_id = (s.r).transfer_id
+					AND p.account_id = (s.r).account_id AND p.home_tenant_id = 'ten_planted';
+				INSERT INTO ledger_postings SELECT (s.r).* FROM check_saved s; DROP TABLE check_saved`,
 			check: "ledger-keys-across-homes", names: "lives in home 'ten_planted'"},
 		{name: "a reversal of a transfer that does not exist",
 			plant: `CREATE TABLE check_saved AS SELECT id FROM ledger_transfers WHERE id = ` + transfer("reserve") + `;
