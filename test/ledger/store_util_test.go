@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/corridorhq/corridor/adapters/postgres"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ledger"
@@ -16,6 +18,16 @@ import (
 func usd(n int64) int64 { return n * 1_000_000 }
 
 func store() *postgres.Store { return env().Service.Store }
+
+// newStore is a store over db that, on a Citus coordinator, knows it (ForCitus), as the
+// service's does: its locking reads then stay on one shard per home.
+func newStore(db *bun.DB) *postgres.Store {
+	s := postgres.NewStore(db)
+	if citus, err := postgres.IsCitus(context.Background(), db.DB); err == nil && citus {
+		return s.ForCitus()
+	}
+	return s
+}
 
 // mode is a way of running units of work: each unit its own transaction, or through the
 // store's commit pipeline (units sharing batches).
@@ -33,9 +45,9 @@ var (
 // The pipeline is tuned for tests: a long wait, so that concurrent units land in one batch.
 func modes() []mode {
 	pipelineOnce.Do(func() {
-		pipelineStore = postgres.NewStore(store().DB()).WithPipeline(postgres.PipelineOptions{Lanes: 3, MaxBatch: 16, MaxWait: 3 * time.Millisecond})
+		pipelineStore = newStore(store().DB()).WithPipeline(postgres.PipelineOptions{Lanes: 3, MaxBatch: 16, MaxWait: 3 * time.Millisecond})
 	})
-	return []mode{{"direct", postgres.NewStore(store().DB())}, {"pipeline", pipelineStore}}
+	return []mode{{"direct", newStore(store().DB())}, {"pipeline", pipelineStore}}
 }
 
 // forModes runs fn once per mode, as parallel subtests.

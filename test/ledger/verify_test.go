@@ -42,7 +42,7 @@ func newPrivateLedger(t *testing.T) privateLedger {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	return privateLedger{url: url, store: postgres.NewStore(db)}
+	return privateLedger{url: url, store: newStore(db)}
 }
 
 // populate posts 80 transfers, each in its own unit of work, so that they spread over the
@@ -250,7 +250,7 @@ func TestStore_MultiTransferUnitsDoNotDeadlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := postgres.NewStore(db)
+	s := newStore(db)
 	const workers, units, perUnit = 8, 12, 10
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
