@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/corridorhq/corridor/adapters/postgres"
 	"github.com/corridorhq/corridor/test/harness"
 	"github.com/corridorhq/corridor/test/testdb"
 	"github.com/corridorhq/corridor/wiring"
@@ -67,7 +68,13 @@ func TestCards_KnownCardHoldLockedByTheClaim(t *testing.T) {
 		t.Fatalf("the balance's last 0.20: %v", a)
 	}
 	after := srv.Service.Store.PipelineStats()
-	if loads := (after.UnitLoads - before.UnitLoads) + (after.Loads - before.Loads); loads != 0 {
+	// On Citus the claim runs alone and locks nothing (docs/decisions/scaling.md), so the hold
+	// pays its own locking read there; the decisions below hold the same.
+	citus, err := postgres.IsCitus(context.Background(), srv.Service.Store.DB().DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loads := (after.UnitLoads - before.UnitLoads) + (after.Loads - before.Loads); loads != 0 && !citus {
 		t.Errorf("the known card's holds ran %d locking reads of their own; want none: the claims locked their rows", loads)
 	}
 	if replayed["authorizationId"] != second || replayed["status"] != "APPROVED" {
