@@ -150,12 +150,12 @@ var CitusPlan = concatPlans(
 		// One global row: when money between tenants became two single-home legs, read by
 		// corridor check on the coordinator.
 		coord("ledger_home_split")},
-	// The ledger, meant to be distributed by its home (home_tenant_id) with the tenant group:
-	// a tenant's accounts, balances, history and transfers would share its shard group with
-	// its idempotency records and its chain stripe. Still on the coordinator: distributed, the
-	// outage blocker is gone (a batch's write names one home per statement) but two ledger
-	// suites' tests fail on Citus (docs/scaling.md, "What is left" 3).
-	pending(Distributed, "ledger_accounts", "ledger_balances", "ledger_transfers", "ledger_postings"),
+	// The ledger by its home (home_tenant_id): a tenant's accounts, balances, history and
+	// transfers share its shard group, with its idempotency records and its chain stripe. The
+	// table before the ones that key to it. A write names one home per statement
+	// (ledger_write_citus.go), so a worker's outage does not hold up the other's tenants.
+	[]TablePlacement{distBy("ledger_accounts", "home_tenant_id"), distBy("ledger_balances", "home_tenant_id"),
+		distBy("ledger_transfers", "home_tenant_id"), distBy("ledger_postings", "home_tenant_id")},
 	// An account's home row is found by the account id alone, several ids at once (the account
 	// cache's fill): distributed by the id, a transfer's lookup would ask several shards on both
 	// workers, so a dead worker would refuse the other's tenants. It stays on the coordinator,
