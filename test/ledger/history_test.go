@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,12 +17,17 @@ import (
 )
 
 // TestStore_TwinCommitsFirst: a transfer decided while a concurrent transaction holds the same
-// reference uncommitted waits for it, then answers as a replay (here: a conflict, since the
-// content differs) instead of failing on the unique key.
+// reference uncommitted in the same home waits for it, then answers as a replay (here: a
+// conflict, since the content differs) instead of failing on the unique key. The twin debits
+// another account of the same tenant, so both transfers have that tenant's home: a reference is
+// unique per home on every database (TestStore_ReferenceAcrossHomes says what holds across
+// homes).
 func TestStore_TwinCommitsFirst(t *testing.T) {
 	t.Parallel()
-	a, _ := fund(t, newTenantID(), usd(10))
-	c, _ := fund(t, newTenantID(), usd(10))
+	tenant := newTenantID()
+	a, world := fund(t, tenant, usd(10))
+	c := open(t, ledger.WalletOnchain(core.EnvTest, ledger.AssetUSDC, tenant, "twin"))[0]
+	def().mustPost(t, moveSpec(ref("fund-wallet", tenant), world.ID, c.ID, usd(10)))
 	b := open(t, ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, newTenantID()))[0]
 	reference := ref("twin")
 	holding, release := make(chan struct{}), make(chan struct{})
@@ -44,7 +50,7 @@ func TestStore_TwinCommitsFirst(t *testing.T) {
 	<-holding
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := post(moveSpec(reference, c.ID, b.ID, usd(2))) // other accounts: no balance lock shared
+		_, _, err := post(moveSpec(reference, c.ID, b.ID, usd(2))) // another debited account, the same home
 		done <- err
 	}()
 	time.Sleep(200 * time.Millisecond) // let the twin reach the unique index and wait there
@@ -59,6 +65,66 @@ func TestStore_TwinCommitsFirst(t *testing.T) {
 	if got := balances(t, c.ID)[c.ID].Posted; got != usd(10) {
 		t.Fatalf("the refused twin moved money: %d", got)
 	}
+}
+
+// TestStore_ReferenceAcrossHomes: the same reference posted in two homes (two tenants' debited
+// accounts). On PostgreSQL the reference key is global, so the second is refused
+// (LEDGER_REFERENCE_CONFLICT); on Citus the keys are per home, so it is a transfer of its own
+// in its home, and corridor check's ledger-keys-across-homes line reports the reference. No
+// caller posts one reference in two homes (a retry derives the same accounts, so the same
+// home); the check is what would find one. A database of its own, so the planted reference
+// does not reach the shared database's checks.
+func TestStore_ReferenceAcrossHomes(t *testing.T) {
+	t.Parallel()
+	p := newPrivateLedger(t)
+	m := mode{name: "private", s: p.store}
+	a, _ := m.fund(t, newTenantID(), usd(10))
+	c, _ := m.fund(t, newTenantID(), usd(10))
+	b := m.open(t, ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, newTenantID()))[0]
+	reference := ref("two-homes")
+	m.mustPost(t, moveSpec(reference, a.ID, b.ID, usd(1)))
+	_, _, err := m.post(moveSpec(reference, c.ID, b.ID, usd(2)))
+	citus, cerr := postgres.IsCitus(context.Background(), p.store.DB().DB)
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	var n int
+	if err := p.store.DB().QueryRowContext(context.Background(),
+		"SELECT count(*) FROM ledger_transfers WHERE reference = ?", reference).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	rep, rerr := postgres.CheckInvariants(context.Background(), p.store.DB(), nil)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	keys := checkNamed(t, rep, "ledger-keys-across-homes")
+	if !citus {
+		if !errors.Is(err, core.ErrReferenceConflict) || n != 1 || !keys.OK() {
+			t.Fatalf("PostgreSQL: second home %v, %d transfers, check %v; want LEDGER_REFERENCE_CONFLICT, 1, ok", err, n, keys.Problems)
+		}
+		return
+	}
+	if err != nil || n != 2 {
+		t.Fatalf("Citus: second home %v, %d transfers; want a transfer of its own (2)", err, n)
+	}
+	if len(keys.Problems) != 1 || !strings.Contains(keys.Problems[0], reference) {
+		t.Fatalf("Citus: ledger-keys-across-homes %v, want the reference %s reported", keys.Problems, reference)
+	}
+	if got := m.balances(t, c.ID)[c.ID].Posted; got != usd(8) {
+		t.Fatalf("Citus: the second home's transfer: %d left, want 8", got)
+	}
+}
+
+// checkNamed is the report's check of that name.
+func checkNamed(t *testing.T, rep postgres.InvariantReport, name string) postgres.InvariantCheck {
+	t.Helper()
+	for _, c := range rep.Checks {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no %s check", name)
+	return postgres.InvariantCheck{}
 }
 
 // TestStore_BalanceAsOf: the balance as of any instant, read from the postings, equals the
