@@ -204,6 +204,16 @@ func (r ledgerRepo) Post(ctx context.Context, now time.Time, spec ledger.Transfe
 // is recorded, answers with ledger.ReplayOrConflict: the recorded transfer, or
 // LEDGER_REFERENCE_CONFLICT.
 func (r ledgerRepo) replay(ctx context.Context, spec ledger.TransferSpec, homes []string) (ledger.Transfer, bool, error) {
+	if r.citus && len(homes) > 1 {
+		// One home at a time, in the statement's order (homes are sorted): the lookup over
+		// several homes is a multi-shard read on Citus (a retried sweep's replay).
+		for _, h := range homes {
+			if t, found, err := r.replay(ctx, spec, []string{h}); found || err != nil {
+				return t, found, err
+			}
+		}
+		return ledger.Transfer{}, false, nil
+	}
 	stored, _, err := scanTransfer(r.q.QueryRowContext(ctx, transferByReferenceSQL, string(spec.Environment), spec.Reference, homes))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ledger.Transfer{}, false, nil
@@ -367,12 +377,15 @@ func latest(a, b time.Time) time.Time {
 	return a
 }
 
-// write runs writeTransferSQL for an accepted result over accounts. written is false when a
-// concurrent twin holds the reference.
+// write runs writeTransferSQL for an accepted result over accounts (on Citus, writeCitus).
+// written is false when a concurrent twin holds the reference.
 func (r ledgerRepo) write(ctx context.Context, res ledger.Result, pending *ledger.Transfer, accounts map[string]ledger.Account) (bool, error) {
 	deltas, err := ledger.Effects(res.Transfer, pending)
 	if err != nil {
 		return false, err
+	}
+	if r.citus {
+		return r.writeCitus(ctx, res, deltas, accounts)
 	}
 	args, err := writeArgs(res, deltas, accounts)
 	if err != nil {

@@ -2,8 +2,13 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"sort"
 	"time"
+
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
 )
 
 // On Citus a batch's write is not the one statement writeBufferedSQL: its postings read the
@@ -57,20 +62,46 @@ const citusLinkSQL = `SELECT ledger_link_batch($1::text[], $2::text[], $3::text[
 // The sequence query runs at once (carrying the statements waiting on the connection); the
 // writes are marked as marker says (deferred with the COMMIT in a batch).
 func writeBufferedCitus(ctx context.Context, q txQuerier, ts []bufferedTransfer, marker []any) error {
-	seqs, err := nextSequences(ctx, q, len(ts))
-	if err != nil {
-		return err
-	}
 	exec := func(sql string, args ...any) error {
 		_, err := q.ExecContext(ctx, sql, append(append([]any(nil), marker...), args...)...)
 		return ledgerError("write batch", err)
+	}
+	seqs, err := nextSequences(ctx, q, len(ts))
+	if err != nil {
+		return err
 	}
 	for _, h := range transferHomes(ts) {
 		if err := exec(citusTransfersSQL, citusTransferArgs(ts, seqs, h)...); err != nil {
 			return err
 		}
 	}
-	w := citusPostingsOf(ts, seqs)
+	if err := writeHomesCitus(citusPostingsOf(ts, seqs), exec); err != nil {
+		return err
+	}
+	n := len(ts)
+	envs, homes, ids, canonical := make([]string, n), make([]string, n), make([]string, n), make([][]byte, n)
+	for i, t := range ts {
+		envs[i], homes[i], ids[i], canonical[i] = t.row.environment, t.row.home, t.row.id, t.row.canonical
+	}
+	return exec(citusLinkSQL, envs, homes, ids, canonical)
+}
+
+// Citus routes a statement whose shard is chosen by a parameter (the home) only when it plans
+// it with the parameter's value. PostgreSQL switches a prepared statement to its generic plan
+// after five executions on a connection, and Citus's generic plan of the balance update (an
+// UPDATE joined to unnest) asks every shard: on a connection refusing multi-shard statements
+// the sixth single write failed, and on the service's a silent worker would hold it up. So a
+// single write on Citus plans with its values, set for it alone (the SETs travel with the next
+// statement, no round trip of their own). A batch's write does not need it: run eight times
+// in turn on connections refusing multi-shard statements it stays on one shard
+// (TestCitus_BatchWriteRoutesToOneShard).
+const (
+	citusCustomPlansSQL  = "SET LOCAL plan_cache_mode = force_custom_plan"
+	citusDefaultPlansSQL = "SET LOCAL plan_cache_mode = DEFAULT"
+)
+
+// writeHomesCitus inserts each home's postings, then sets each home's touched balances.
+func writeHomesCitus(w citusPostings, exec func(sql string, args ...any) error) error {
 	for _, h := range w.homes {
 		if err := exec(citusPostingsSQL, w.postingArgs(h)...); err != nil {
 			return err
@@ -83,12 +114,7 @@ func writeBufferedCitus(ctx context.Context, q txQuerier, ts []bufferedTransfer,
 			}
 		}
 	}
-	n := len(ts)
-	envs, homes, ids, canonical := make([]string, n), make([]string, n), make([]string, n), make([][]byte, n)
-	for i, t := range ts {
-		envs[i], homes[i], ids[i], canonical[i] = t.row.environment, t.row.home, t.row.id, t.row.canonical
-	}
-	return exec(citusLinkSQL, envs, homes, ids, canonical)
+	return nil
 }
 
 // nextSequences takes n sequence values, ascending: the transfers' serial order.
@@ -216,4 +242,98 @@ func (w citusPostings) balanceArgs(h string) []any {
 		return nil
 	}
 	return []any{ids, bp, bd, bc, at, h}
+}
+
+// A transfer written alone (a unit outside a batch, or one naming a target) takes the same
+// shape on Citus: writeTransferSQL's postings read the sequence its transfer's insert returns
+// in the same statement, which Citus runs through the coordinator with every shard asked, so a
+// transfer over two homes (a sweep) was refused on connections that refuse multi-shard
+// statements and a silent worker could hold up another worker's tenant.
+
+// citusTransferSQL inserts one transfer with its sequence value already taken. A twin that
+// committed the same reference (or id) first makes it insert nothing, as writeTransferSQL's t.
+// Its chain link is appended at commit by the ledger_transfers_link trigger, as on PostgreSQL.
+const citusTransferSQL = `
+INSERT INTO ledger_transfers (id, environment, reference, type, asset, pending_id, reversed_id, amount,
+    expires_at, metadata, created_at, status, canonical, posting_accounts, posting_amounts,
+    home_tenant_id, sequence) OVERRIDING SYSTEM VALUE
+VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::int8, $9::timestamptz,
+    $10::jsonb, $11::timestamptz, $12::text, $13::bytea, $14::text[], $15::int8[], $16::text, $17::int8)
+ON CONFLICT DO NOTHING
+RETURNING id`
+
+// citusResolveTargetSQL records the target's new state in the target's home.
+const citusResolveTargetSQL = `
+UPDATE ledger_transfers SET status = $1::text, resolved_by = $2::text WHERE id = $3::text AND home_tenant_id = $4::text`
+
+// writeCitus writes an accepted transfer as writeTransferSQL does, in statements that each
+// name one home (planned with their values): the sequence first, then the transfer in its home (nothing more when a twin
+// holds the reference: written is false), each home's postings and balances, and the target's
+// new state in its home.
+func (r ledgerRepo) writeCitus(ctx context.Context, res ledger.Result, deltas []ledger.Delta, accounts map[string]ledger.Account) (bool, error) {
+	bt, err := bufferedOf(res, deltas, accounts)
+	if err != nil {
+		return false, err
+	}
+	exec := func(query string, args ...any) error {
+		_, err := r.q.ExecContext(ctx, query, args...)
+		return ledgerError("write transfer", err)
+	}
+	// The plan mode's SETs wait on the connection for the next statement; the writes answer at
+	// once, as writeTransferSQL does, so a failure is the write's own.
+	setPlans := func(query string) error {
+		_, err := r.q.ExecContext(ctx, query, deferExec{})
+		return ledgerError("write transfer", err)
+	}
+	if err := setPlans(citusCustomPlansSQL); err != nil {
+		return false, err
+	}
+	seqs, err := nextSequences(ctx, r.q, 1)
+	if err != nil {
+		return false, err
+	}
+	row := bt.row
+	pAccounts, pAmounts := postingArrays(bt.postings)
+	var id string
+	err = r.q.QueryRowContext(ctx, citusTransferSQL, row.id, row.environment, row.reference, row.typ, row.asset,
+		row.pendingID, row.reversedID, row.amount, row.expiresAt, row.metadata, row.createdAt, row.status,
+		row.canonical, pAccounts, pAmounts, row.home, seqs[0]).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, setPlans(citusDefaultPlansSQL)
+	}
+	if err != nil {
+		return false, ledgerError("write transfer", err)
+	}
+	if err := writeHomesCitus(citusPostingsOf([]bufferedTransfer{bt}, seqs), exec); err != nil {
+		return false, err
+	}
+	if t := res.Target; t != nil {
+		home := ledger.HomeOf(t.Transfer, accounts)
+		if err := exec(citusResolveTargetSQL, string(t.State.Status), row.id, t.Transfer.ID, home); err != nil {
+			return false, err
+		}
+	}
+	return true, setPlans(citusDefaultPlansSQL)
+}
+
+// bufferedOf lays out an accepted transfer as a batch buffers it: its row and its postings,
+// each with its account's home, change and balance after.
+func bufferedOf(res ledger.Result, deltas []ledger.Delta, accounts map[string]ledger.Account) (bufferedTransfer, error) {
+	t := res.Transfer
+	if len(deltas) != len(t.Postings) {
+		return bufferedTransfer{}, core.E(core.CodeInternal, "ledger: %s has %d postings and %d deltas", t.ID, len(t.Postings), len(deltas))
+	}
+	row, err := transferRowOf(res)
+	if err != nil {
+		return bufferedTransfer{}, err
+	}
+	bt := bufferedTransfer{row: row, postings: make([]bufferedPosting, len(t.Postings))}
+	for i, p := range t.Postings {
+		if deltas[i].AccountID != p.AccountID {
+			return bufferedTransfer{}, core.E(core.CodeInternal, "ledger: deltas of %s are not in posting order", t.ID)
+		}
+		bt.postings[i] = bufferedPosting{accountID: p.AccountID, home: accounts[p.AccountID].Home(), amount: p.Amount,
+			delta: deltas[i], after: res.Balances[p.AccountID]}
+	}
+	return bt, nil
 }
