@@ -25,9 +25,6 @@ import (
 // its postings' insert, which Citus ran with that result sent to every worker: a silent worker
 // then held up the COMMIT of the other worker's tenants (TestCitus_WorkerSilent).
 func TestCitus_BatchWriteRoutesToOneShard(t *testing.T) {
-	if !ledgerDistributed() {
-		t.Skip("the ledger's tables are still pending in CitusPlan")
-	}
 	ten := env().NewTenant(t)
 	ctx, cancel := context.WithTimeout(ports.WithAffinity(context.Background(), ten.ID), time.Minute)
 	defer cancel()

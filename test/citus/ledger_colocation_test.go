@@ -6,30 +6,14 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/corridorhq/corridor/adapters/postgres"
 )
-
-// ledgerDistributed reports whether CitusPlan distributes the ledger's transfers.
-func ledgerDistributed() bool {
-	for _, p := range postgres.CitusPlan {
-		if p.Table == "ledger_transfers" {
-			return p.Placement == postgres.Distributed
-		}
-	}
-	return false
-}
 
 // TestCitus_DepositOnOneWorker: a deposit's idempotency record and its ledger transfer (with
 // the transfer's postings and the tenant's balance rows) are on the same worker, the tenant's:
 // the ledger is distributed by its home with the tenant group, so a money POST writes one node.
 // Each row is read directly in its table's shard on that worker, and every one of the tenant's
-// ledger rows the coordinator sees is there. It runs once CitusPlan distributes the ledger
-// (docs/scaling.md, "What is left" 3: still pending); until then it says so and skips.
+// ledger rows the coordinator sees is there.
 func TestCitus_DepositOnOneWorker(t *testing.T) {
-	if !ledgerDistributed() {
-		t.Skip("the ledger's tables are still pending in CitusPlan")
-	}
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, env().DatabaseURL)
 	if err != nil {
