@@ -71,12 +71,15 @@ func PaymentLedger(t testing.TB, databaseURL, paymentID string) map[string]int64
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, `SELECT CASE WHEN a.tenant_id IS NULL THEN regexp_replace(a.reference, '@[^@]+$', '')
-			ELSE a.reference END AS base, sum(p.posted_delta)::bigint FROM ledger_transfers t
-		CROSS JOIN LATERAL unnest(t.posting_accounts) AS l (account_id)
-		JOIN ledger_postings p ON p.account_id = l.account_id AND p.created_at = t.created_at AND p.sequence = t.sequence
-		JOIN ledger_accounts a ON a.id = p.account_id
-		WHERE t.metadata->>'offrampPaymentId' = $1 GROUP BY base`, paymentID)
+	// The payment's transfers first, then their postings with their accounts (a posting lives
+	// with its account, in its home): on Citus the ledger is distributed by home, and a
+	// posting's transfer may live in another home, so the transfers are a result of their own.
+	rows, err := conn.Query(ctx, `WITH t AS MATERIALIZED (
+			SELECT id, home_tenant_id FROM ledger_transfers WHERE metadata->>'offrampPaymentId' = $1)
+		SELECT CASE WHEN a.tenant_id IS NULL THEN regexp_replace(a.reference, '@[^@]+$', '')
+			ELSE a.reference END AS base, sum(p.posted_delta)::bigint
+		FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id AND a.home_tenant_id = p.home_tenant_id
+		WHERE (p.transfer_id, p.transfer_home_tenant_id) IN (SELECT id, home_tenant_id FROM t) GROUP BY base`, paymentID)
 	if err != nil {
 		t.Fatal(err)
 	}
