@@ -136,7 +136,7 @@ func TestClaim_UnknownPhoneToDeliveredThroughRedeem(t *testing.T) {
 	}
 
 	harness.ExpectServiceBalance(t, sender.Root, 75_000_000, 0)
-	harness.ExpectServiceBalance(t, recipient.Root, 25_000_000, 0)
+	harness.WaitServiceBalance(t, recipient.Root, 25_000_000, 0)
 	l := harness.PaymentLedger(t, env().DatabaseURL, payID)
 	if l["claim:"+claimID+":escrow"] != 0 || len(l) != 2 {
 		t.Fatalf("ledger after delivery %v", l)

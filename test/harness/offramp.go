@@ -60,6 +60,18 @@ func ExpectServiceBalance(t testing.TB, c *Client, available, held int64) {
 	}
 }
 
+// WaitServiceBalance waits until the tenant's service balance is exactly available and held.
+// It is for the recipient of a delivery into another tenant's balance: the recipient's leg is
+// a unit of its own, posted right after the sender's unit commits (or by its job), so the
+// payment may read DELIVERED a moment before the recipient's balance shows it.
+func WaitServiceBalance(t testing.TB, c *Client, available, held int64) {
+	t.Helper()
+	Eventually(t, fmt.Sprintf("service balance available %d held %d", available, held), func() bool {
+		a, h := ServiceBalance(t, c)
+		return a == available && h == held
+	})
+}
+
 // PaymentLedger sums an off-ramp payment's posted deltas per account reference (non-zero ones;
 // a platform account's per-tenant share counts under the platform account's reference),
 // failing unless they balance and the whole ledger's posted sum is zero.

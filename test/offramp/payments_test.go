@@ -118,7 +118,7 @@ func TestOfframp_InternalDelivered(t *testing.T) {
 		t.Fatalf("delivered: %v", d)
 	}
 	harness.ExpectServiceBalance(t, p.sender.Root, 37_500_000, 0)
-	harness.ExpectServiceBalance(t, p.recipient.Root, 12_500_000, 0)
+	harness.WaitServiceBalance(t, p.recipient.Root, 12_500_000, 0)
 	l := harness.PaymentLedger(t, env().DatabaseURL, id)
 	if l["tenant:"+p.sender.ID+":available"] != -12_500_000 || l["tenant:"+p.recipient.ID+":available"] != 12_500_000 || len(l) != 2 {
 		t.Fatalf("ledger %v", l)
@@ -466,7 +466,7 @@ func TestOfframp_PreSubmissionRecheck(t *testing.T) {
 		t.Fatalf("the reason outlived the recipient's new confirmation: %v", d)
 	}
 	harness.ExpectServiceBalance(t, p.sender.Root, 14*usd, 0)
-	harness.ExpectServiceBalance(t, p.recipient.Root, 6*usd, 0)
+	harness.WaitServiceBalance(t, p.recipient.Root, 6*usd, 0)
 	trialBalanceZero(t, p.sender, p.recipient)
 }
 
