@@ -191,6 +191,8 @@ type PipelineStats struct {
 	Conflicts int64 // units that would have waited on a lock and ran again first in the next batch
 	Retried   int64 // units run again alone after their batch's flush or COMMIT was refused
 	Loads     int64 // locking reads the lanes ran for parked units (each for every unit parked at the time)
+	// Claims are the batches' claims of their units' keys (batch_claim.go), one per batch at most.
+	Claims int64
 	// UnitLoads are locking reads a unit running statements ran for its own transfer: rows
 	// and references neither the batch nor the unit's claim (claim_lock.go) had locked.
 	UnitLoads int64
@@ -204,7 +206,7 @@ type PipelineStats struct {
 }
 
 type pipelineCounters struct {
-	batches, units, conflicts, retried, loads, unitLoads atomic.Int64
+	batches, units, conflicts, retried, loads, unitLoads, claims atomic.Int64
 	laneTime, waitUnits, waitCommit                      atomic.Int64 // nanoseconds
 }
 
@@ -215,7 +217,7 @@ func (s *Store) PipelineStats() PipelineStats {
 	}
 	c := &s.pipe.stats
 	return PipelineStats{Batches: c.batches.Load(), Units: c.units.Load(), Conflicts: c.conflicts.Load(), Retried: c.retried.Load(),
-		Loads: c.loads.Load(), UnitLoads: c.unitLoads.Load(), LaneTime: time.Duration(c.laneTime.Load()), LaneWaitUnits: time.Duration(c.waitUnits.Load()),
+		Loads: c.loads.Load(), Claims: c.claims.Load(), UnitLoads: c.unitLoads.Load(), LaneTime: time.Duration(c.laneTime.Load()), LaneWaitUnits: time.Duration(c.waitUnits.Load()),
 		LaneWaitCommit: time.Duration(c.waitCommit.Load())}
 }
 
@@ -373,6 +375,7 @@ const (
 	memberRunning                        // holds the batch's connection
 	memberParkedLoad                     // waits for ledger rows to be locked
 	memberParkedOrder                    // waits for the units before it to end
+	memberParkedClaim                    // waits for the batch's claim of its key (batch_claim.go)
 	memberEnded                          // its function returned
 )
 
@@ -395,6 +398,7 @@ type member struct {
 	sql      bool        // ran a statement: its savepoint is open
 	mayWait  bool        // its statements may wait for locks (its batch held none when it started them)
 	waited   atomic.Bool // a statement of it gave up waiting for a lock
+	claim    *claimNeed  // its key, parked for the batch's claim, and the claim's outcome (batch_claim.go)
 	err      error
 	panicked any
 }
@@ -415,6 +419,7 @@ type batch struct {
 	carry      []*pipeUnit
 	sqlUnits   int
 	holdsLocks bool  // the batch's transaction may hold locks
+	claimRan   bool  // the batch claimed its parked units' keys (batch_claim.go); later claims run alone
 	timeout    bool  // lock_timeout is set
 	poisoned   error // the batch cannot commit: its units run again alone
 	openedAt   time.Time
@@ -500,7 +505,7 @@ func (b *batch) fill(own chan *pipeUnit, prev <-chan struct{}) bool {
 			b.give(m, abort)
 			continue
 		}
-		if admitting && len(b.members) < p.opts.MaxBatch && b.sqlUnits < maxSQLUnits {
+		if admitting && len(b.members) < p.opts.MaxBatch && b.sqlUnits+b.claimsParked() < maxSQLUnits {
 			switch b.admitNext(own, &w) {
 			case admitted:
 				continue
@@ -511,6 +516,10 @@ func (b *batch) fill(own chan *pipeUnit, prev <-chan struct{}) bool {
 			}
 		}
 		admitting = false
+		if !b.claimRan && b.claimsParked() > 0 {
+			b.claimAll(b.bc.ctx)
+			continue
+		}
 		if set := b.loadSet(); !set.empty() {
 			b.load(b.bc.ctx, set)
 			continue
@@ -610,8 +619,10 @@ func (b *batch) runnable() (*member, bool) {
 		switch {
 		case m.state == memberIdle:
 			return m, false
-		case m.abort && (m.state == memberParkedLoad || m.state == memberParkedOrder):
+		case m.abort && (m.state == memberParkedLoad || m.state == memberParkedOrder || m.state == memberParkedClaim):
 			return m, true
+		case m.state == memberParkedClaim && m.claim.done:
+			return m, false
 		}
 	}
 	if b.head == len(b.members) {
@@ -858,7 +869,7 @@ func (b *batch) runAlone() []*pipeUnit {
 		case memberIdle:
 			m.state = memberEnded
 			b.ended = append(b.ended, m)
-		case memberParkedLoad, memberParkedOrder:
+		case memberParkedLoad, memberParkedOrder, memberParkedClaim:
 			m.abort = true
 			b.give(m, true)
 		}
