@@ -46,8 +46,9 @@ import (
 // batchClaimSQL claims keys ($1-$5, one per unit, by ordinal), locks the balance rows of the
 // units whose claim went ($6 ids and $7 their units' ordinals, waited for; $8 and $9 skipped when
 // held) and looks up their references ($10 environments, $11 references, $13 ordinals) in the
-// homes $12. Every lookup is an index lookup per element (ANY over an array, LATERAL per
-// reference), so the generic plan is right however small the tables were when it was made.
+// homes $12. The references are looked up one by one (LATERAL, kept from being flattened into a
+// join by OFFSET 0), so the generic plan looks each up by its index however small the tables
+// were when the plan was made (refLookupSQL says why).
 const batchClaimSQL = `
 WITH k AS MATERIALIZED (
     SELECT q.i, c.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
@@ -84,6 +85,7 @@ FROM unnest($10::text[], $11::text[], $13::int8[]) AS q (environment, reference,
 CROSS JOIN LATERAL (
     SELECT t.id, t.environment, t.reference FROM ledger_transfers t
     WHERE t.environment = q.environment AND t.reference = q.reference AND t.home_tenant_id = ANY($12::text[])
+    OFFSET 0
 ) x
 WHERE q.i IN (SELECT i FROM ok)`
 

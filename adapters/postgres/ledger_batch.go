@@ -302,8 +302,12 @@ UNION ALL
 SELECT account_id, posted, pending_debits, pending_credits, last_transfer_at, '', '' FROM s
 UNION ALL
 SELECT x.id, 0, 0, 0, NULL, x.environment, x.reference
-FROM ledger_transfers x JOIN unnest($3::text[], $4::text[]) AS q (environment, reference)
-    ON x.environment = q.environment AND x.reference = q.reference AND x.home_tenant_id = ANY($5::text[])`
+FROM unnest($3::text[], $4::text[]) AS q (environment, reference)
+CROSS JOIN LATERAL (
+    SELECT t.id, t.environment, t.reference FROM ledger_transfers t
+    WHERE t.environment = q.environment AND t.reference = q.reference AND t.home_tenant_id = ANY($5::text[])
+    OFFSET 0
+) x` // one index lookup per reference, whatever the plan's statistics (refLookupSQL)
 
 // lock runs lockSQL for set: balances go into into, references into the batch. Accounts that
 // do not exist are noted absent and not asked for.

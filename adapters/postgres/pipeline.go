@@ -207,7 +207,7 @@ type PipelineStats struct {
 
 type pipelineCounters struct {
 	batches, units, conflicts, retried, loads, unitLoads, claims atomic.Int64
-	laneTime, waitUnits, waitCommit                      atomic.Int64 // nanoseconds
+	laneTime, waitUnits, waitCommit                              atomic.Int64 // nanoseconds
 }
 
 // PipelineStats reports the pipeline's counters (zero without a pipeline).
