@@ -39,6 +39,11 @@ import (
 //     needs them parks for them and runs again in the next batch, as with its own locking read.
 //   - A unit that reaches its claim after the batch's claim ran (it ran statements first, or the
 //     batch stopped admitting and claimed already) claims alone, as before (claim_lock.go).
+//   - Once the batch's claim locked rows, every unit's own statements run under lock_timeout (the
+//     batch holds locks), so a unit whose statement meets a held lock (a card's row another
+//     transaction holds) is carried to the next batch. There it claims alone, first, before any
+//     batch claim, so its statements may wait as a batch's first unit's always could: a carried
+//     unit cannot be carried for ever.
 //
 // On Citus the claim runs alone (claimLocking): a Citus batch holds one tenant's units, and the
 // coordinator's FOR UPDATE over a function's result is refused there.
@@ -101,10 +106,11 @@ type claimNeed struct {
 }
 
 // batchClaim parks m for its batch's claim and returns the claim's outcome for its key. It is
-// false when the batch claimed already (or m ran statements first): m then claims alone.
+// false when the batch claimed already, m ran statements first or m was carried: m then claims
+// alone.
 func (m *member) batchClaim(ctx context.Context, in ports.LedgerIntent, scope string, env core.Environment, key string, now time.Time) (*claimNeed, bool) {
 	b := m.b
-	if b.claimRan || m.sql {
+	if b.claimRan || m.sql || m.u.carried {
 		return nil, false
 	}
 	if b.poisoned != nil || m.abort {

@@ -226,6 +226,9 @@ type pipeUnit struct {
 	ctx  context.Context
 	fn   func(ctx context.Context, tx ports.Tx) error
 	wake chan wake
+	// carried: it met a held lock in a batch and runs again first in the next, claiming its key
+	// alone so that its statements may wait (batch_claim.go).
+	carried bool
 }
 
 // wake is what a lane tells a unit's goroutine.
@@ -783,6 +786,7 @@ func (b *batch) end(m *member) {
 		// have turned the error into an answer (an HTTP 500 response it then returned).
 		if conflict && m.panicked == nil {
 			b.p.stats.conflicts.Add(1)
+			m.u.carried = true
 			b.carry = append(b.carry, m.u)
 		} else {
 			b.ended = append(b.ended, m)
