@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"sync/atomic"
+	"testing"
 
 	"github.com/corridorhq/corridor/core"
 )
@@ -38,3 +40,7 @@ func SwapToPerHomeKeys(ctx context.Context, db *sql.DB, table string) error {
 	defer conn.Close()
 	return swapToPerHomeKeys(ctx, conn, table)
 }
+
+// ExchangeStore is a store over one connection of a new migrated database, with the count of
+// the exchanges (writes) it sent PostgreSQL.
+func ExchangeStore(t *testing.T) (*Store, *atomic.Int64) { return exchangeStore(t) }

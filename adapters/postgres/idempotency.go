@@ -85,9 +85,18 @@ FROM idempotency_claim($1, $2, $3, $4, $5)`
 
 // Claim runs Find, TryLock and Find again in one round trip (the idempotency_claim function,
 // migrations 000035 and 000057, whose lock key is TryLock's). A pipeline batch's unit whose
-// request named the ledger rows it will lock (ports.LedgerIntent) locks them in the same
-// statement (claim_lock.go).
+// request named the ledger rows it will lock (ports.LedgerIntent) finds its claim made by the
+// batch's claim of every such unit's key (batch_claim.go), or, when that ran before it reached
+// its claim, locks them in its own (claim_lock.go).
 func (r idempotencyRepo) Claim(ctx context.Context, scope string, env core.Environment, key string, now time.Time) (ports.IdempotencyRecord, bool, bool, error) {
+	if in, ok := claimLocking(ctx, r.unit); ok {
+		if c, ok := r.unit.m.batchClaim(ctx, in, scope, env, key, now); ok { // the batch's claim (batch_claim.go)
+			if rec, ok := r.unit.heldRecord(recordKey{scope, string(env), key}, now); ok {
+				return rec, true, false, nil // a twin: an earlier unit of the batch stored it
+			}
+			return c.rec, c.stored, c.claimed, nil
+		}
+	}
 	if rec, ok := recordInTurn(r.unit, scope, string(env), key, now); ok {
 		return rec, true, false, nil // an earlier unit of the batch stored it (batch_records.go)
 	}

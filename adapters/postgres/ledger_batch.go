@@ -287,7 +287,23 @@ func (s lockSet) empty() bool { return len(s.wait) == 0 && len(s.skip) == 0 && l
 // and $4 the references (environment, reference). Reference rows carry their environment. $5
 // names the homes: of the rows locked, and every home a looked-up transfer can have (homesOf
 // the batch's accounts).
-const lockSQL = `
+const lockSQL = lockRowsSQL + `
+SELECT x.id, 0, 0, 0, NULL, x.environment, x.reference
+FROM unnest($3::text[], $4::text[]) AS q (environment, reference)
+CROSS JOIN LATERAL (
+    SELECT t.id, t.environment, t.reference FROM ledger_transfers t
+    WHERE t.environment = q.environment AND t.reference = q.reference AND t.home_tenant_id = ANY($5::text[])
+    OFFSET 0
+) x` // one index lookup per reference, whatever the plan's statistics (refLookupSQL)
+
+// lockSQLCitus is lockSQL for a Citus coordinator, which plans distributed statements itself:
+// the references joined as they always were there.
+const lockSQLCitus = lockRowsSQL + `
+SELECT x.id, 0, 0, 0, NULL, x.environment, x.reference
+FROM ledger_transfers x JOIN unnest($3::text[], $4::text[]) AS q (environment, reference)
+    ON x.environment = q.environment AND x.reference = q.reference AND x.home_tenant_id = ANY($5::text[])`
+
+const lockRowsSQL = `
 WITH w AS MATERIALIZED (
     SELECT b.account_id, b.posted, b.pending_debits, b.pending_credits, b.last_transfer_at
     FROM ledger_balances b WHERE b.account_id = ANY($1::text[]) AND b.home_tenant_id = ANY($5::text[])
@@ -300,10 +316,7 @@ WITH w AS MATERIALIZED (
 SELECT account_id, posted, pending_debits, pending_credits, last_transfer_at, '' AS environment, '' AS reference FROM w
 UNION ALL
 SELECT account_id, posted, pending_debits, pending_credits, last_transfer_at, '', '' FROM s
-UNION ALL
-SELECT x.id, 0, 0, 0, NULL, x.environment, x.reference
-FROM ledger_transfers x JOIN unnest($3::text[], $4::text[]) AS q (environment, reference)
-    ON x.environment = q.environment AND x.reference = q.reference AND x.home_tenant_id = ANY($5::text[])`
+UNION ALL`
 
 // lock runs lockSQL for set: balances go into into, references into the batch. Accounts that
 // do not exist are noted absent and not asked for.
@@ -319,7 +332,7 @@ func (b *batchLedger) lock(ctx context.Context, q txQuerier, set lockSet, into m
 		return nil
 	}
 	for _, part := range b.byHome(set, perHome) {
-		if err := b.lockIn(ctx, q, part.set, part.homes, into); err != nil {
+		if err := b.lockIn(ctx, q, part.set, part.homes, into, perHome); err != nil {
 			return err
 		}
 	}
@@ -368,13 +381,17 @@ func (b *batchLedger) ofHome(ids []string, h string) []string {
 }
 
 // lockIn runs lockSQL for set in homes.
-func (b *batchLedger) lockIn(ctx context.Context, q txQuerier, set lockSet, homes []string, into map[string]knownBalance) error {
+func (b *batchLedger) lockIn(ctx context.Context, q txQuerier, set lockSet, homes []string, into map[string]knownBalance, citus bool) error {
 	envs, refs := make([]string, len(set.refs)), make([]string, len(set.refs))
 	for i, r := range set.refs {
 		envs[i], refs[i] = r.environment, r.reference
 	}
 	// The batch's first locking read carries its BEGIN (driver.go).
-	rows, err := q.QueryContext(ctx, lockSQL, withPending{}, nonNil(set.wait), nonNil(set.skip), envs, refs, homes)
+	stmt := lockSQL
+	if citus {
+		stmt = lockSQLCitus
+	}
+	rows, err := q.QueryContext(ctx, stmt, withPending{}, nonNil(set.wait), nonNil(set.skip), envs, refs, homes)
 	if err != nil {
 		return ledgerError("lock balances", err)
 	}

@@ -191,6 +191,8 @@ type PipelineStats struct {
 	Conflicts int64 // units that would have waited on a lock and ran again first in the next batch
 	Retried   int64 // units run again alone after their batch's flush or COMMIT was refused
 	Loads     int64 // locking reads the lanes ran for parked units (each for every unit parked at the time)
+	// Claims are the batches' claims of their units' keys (batch_claim.go), one per batch at most.
+	Claims int64
 	// UnitLoads are locking reads a unit running statements ran for its own transfer: rows
 	// and references neither the batch nor the unit's claim (claim_lock.go) had locked.
 	UnitLoads int64
@@ -204,8 +206,8 @@ type PipelineStats struct {
 }
 
 type pipelineCounters struct {
-	batches, units, conflicts, retried, loads, unitLoads atomic.Int64
-	laneTime, waitUnits, waitCommit                      atomic.Int64 // nanoseconds
+	batches, units, conflicts, retried, loads, unitLoads, claims atomic.Int64
+	laneTime, waitUnits, waitCommit                              atomic.Int64 // nanoseconds
 }
 
 // PipelineStats reports the pipeline's counters (zero without a pipeline).
@@ -215,7 +217,7 @@ func (s *Store) PipelineStats() PipelineStats {
 	}
 	c := &s.pipe.stats
 	return PipelineStats{Batches: c.batches.Load(), Units: c.units.Load(), Conflicts: c.conflicts.Load(), Retried: c.retried.Load(),
-		Loads: c.loads.Load(), UnitLoads: c.unitLoads.Load(), LaneTime: time.Duration(c.laneTime.Load()), LaneWaitUnits: time.Duration(c.waitUnits.Load()),
+		Loads: c.loads.Load(), Claims: c.claims.Load(), UnitLoads: c.unitLoads.Load(), LaneTime: time.Duration(c.laneTime.Load()), LaneWaitUnits: time.Duration(c.waitUnits.Load()),
 		LaneWaitCommit: time.Duration(c.waitCommit.Load())}
 }
 
@@ -224,6 +226,9 @@ type pipeUnit struct {
 	ctx  context.Context
 	fn   func(ctx context.Context, tx ports.Tx) error
 	wake chan wake
+	// carried: it met a held lock in a batch and runs again first in the next, claiming its key
+	// alone so that its statements may wait (batch_claim.go).
+	carried bool
 }
 
 // wake is what a lane tells a unit's goroutine.
@@ -373,6 +378,7 @@ const (
 	memberRunning                        // holds the batch's connection
 	memberParkedLoad                     // waits for ledger rows to be locked
 	memberParkedOrder                    // waits for the units before it to end
+	memberParkedClaim                    // waits for the batch's claim of its key (batch_claim.go)
 	memberEnded                          // its function returned
 )
 
@@ -395,6 +401,7 @@ type member struct {
 	sql      bool        // ran a statement: its savepoint is open
 	mayWait  bool        // its statements may wait for locks (its batch held none when it started them)
 	waited   atomic.Bool // a statement of it gave up waiting for a lock
+	claim    *claimNeed  // its key, parked for the batch's claim, and the claim's outcome (batch_claim.go)
 	err      error
 	panicked any
 }
@@ -415,6 +422,7 @@ type batch struct {
 	carry      []*pipeUnit
 	sqlUnits   int
 	holdsLocks bool  // the batch's transaction may hold locks
+	claimRan   bool  // the batch claimed its parked units' keys (batch_claim.go); later claims run alone
 	timeout    bool  // lock_timeout is set
 	poisoned   error // the batch cannot commit: its units run again alone
 	openedAt   time.Time
@@ -500,7 +508,7 @@ func (b *batch) fill(own chan *pipeUnit, prev <-chan struct{}) bool {
 			b.give(m, abort)
 			continue
 		}
-		if admitting && len(b.members) < p.opts.MaxBatch && b.sqlUnits < maxSQLUnits {
+		if admitting && len(b.members) < p.opts.MaxBatch && b.sqlUnits+b.claimsParked() < maxSQLUnits {
 			switch b.admitNext(own, &w) {
 			case admitted:
 				continue
@@ -511,6 +519,10 @@ func (b *batch) fill(own chan *pipeUnit, prev <-chan struct{}) bool {
 			}
 		}
 		admitting = false
+		if !b.claimRan && b.claimsParked() > 0 {
+			b.claimAll(b.bc.ctx)
+			continue
+		}
 		if set := b.loadSet(); !set.empty() {
 			b.load(b.bc.ctx, set)
 			continue
@@ -610,8 +622,10 @@ func (b *batch) runnable() (*member, bool) {
 		switch {
 		case m.state == memberIdle:
 			return m, false
-		case m.abort && (m.state == memberParkedLoad || m.state == memberParkedOrder):
+		case m.abort && (m.state == memberParkedLoad || m.state == memberParkedOrder || m.state == memberParkedClaim):
 			return m, true
+		case m.state == memberParkedClaim && m.claim.done:
+			return m, false
 		}
 	}
 	if b.head == len(b.members) {
@@ -772,6 +786,7 @@ func (b *batch) end(m *member) {
 		// have turned the error into an answer (an HTTP 500 response it then returned).
 		if conflict && m.panicked == nil {
 			b.p.stats.conflicts.Add(1)
+			m.u.carried = true
 			b.carry = append(b.carry, m.u)
 		} else {
 			b.ended = append(b.ended, m)
@@ -858,7 +873,7 @@ func (b *batch) runAlone() []*pipeUnit {
 		case memberIdle:
 			m.state = memberEnded
 			b.ended = append(b.ended, m)
-		case memberParkedLoad, memberParkedOrder:
+		case memberParkedLoad, memberParkedOrder, memberParkedClaim:
 			m.abort = true
 			b.give(m, true)
 		}

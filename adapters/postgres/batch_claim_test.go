@@ -1,0 +1,195 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
+)
+
+const claimScope = "tenant:batchclaim"
+
+// depositUnit is a deposit's unit as the use case runs it: the claim of its key with its
+// intent (the world account, to, the reference "dep-"+key), a replay answered from the stored
+// record, else the transfer and the record. after runs between the transfer and the record
+// (nil: nothing): its error, or its panic, fails the unit.
+func depositUnit(world, to ledger.Account, key string, after func() error) func(ctx context.Context, tx ports.Tx) error {
+	return func(ctx context.Context, tx ports.Tx) error {
+		now := time.Now().UTC().Truncate(time.Microsecond)
+		cctx := ports.WithLedgerIntent(ctx, ports.LedgerIntent{Environment: core.EnvTest,
+			Accounts: []ledger.AccountSpec{world.Spec(), to.Spec()}, References: []string{"dep-" + key}})
+		rec, stored, claimed, err := tx.Idempotency().Claim(cctx, claimScope, core.EnvTest, key, now)
+		switch {
+		case err != nil:
+			return err
+		case stored:
+			return replayed{status: rec.StatusCode, body: string(rec.Body)}
+		case !claimed:
+			return errors.New("the key is held by another request")
+		}
+		if _, _, err := tx.Ledger().Post(ctx, now, move("dep-"+key, world.ID, to.ID, 5)); err != nil {
+			return err
+		}
+		if after != nil {
+			if err := after(); err != nil {
+				return err
+			}
+		}
+		return tx.Idempotency().Save(ctx, ports.IdempotencyRecord{Scope: claimScope, Environment: core.EnvTest, Key: key,
+			Fingerprint: "f", StatusCode: 201, Body: []byte(key), ContentType: "text/plain", CreatedAt: now,
+			ExpiresAt: now.Add(time.Hour)})
+	}
+}
+
+// replayed is a unit's answer from a stored record.
+type replayed struct {
+	status int
+	body   string
+}
+
+func (r replayed) Error() string { return fmt.Sprintf("replayed %d %q", r.status, r.body) }
+
+// runBatch submits fns in order (each has started before the next is submitted) and returns
+// their outcomes, a panic as an error naming it.
+func runBatch(s *postgres.Store, fns ...func(ctx context.Context, tx ports.Tx) error) []error {
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		started := make(chan struct{})
+		var once sync.Once
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					errs[i] = fmt.Errorf("panic: %v", r)
+				}
+			}()
+			errs[i] = s.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+				once.Do(func() { close(started) })
+				return fn(ctx, tx)
+			})
+		}()
+		<-started
+	}
+	wg.Wait()
+	return errs
+}
+
+// TestPipeline_BatchClaimsItsKeysTogether: a batch of N deposits whose requests named their
+// key's ledger rows costs two exchanges with PostgreSQL, the batch's claim of every key (with
+// BEGIN) and its write (with COMMIT), where claiming each key in its unit's turn cost N+1. The
+// deposits apply once each, and the ledger verifies.
+func TestPipeline_BatchClaimsItsKeysTogether(t *testing.T) {
+	t.Parallel()
+	direct, writes := postgres.ExchangeStore(t)
+	ctx := context.Background()
+	specs := []ledger.AccountSpec{ledger.World(core.EnvTest, ledger.AssetUSDC, "batch-claim-bank")}
+	for range 4 {
+		specs = append(specs, ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, core.NewID(core.PrefixTenant)))
+	}
+	var accts []ledger.Account
+	err := direct.InTx(ctx, func(ctx context.Context, tx ports.Tx) (err error) {
+		accts, err = tx.Ledger().OpenAccounts(ctx, time.Now(), specs...)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 6
+	s := direct.WithPipeline(postgres.PipelineOptions{Lanes: 1, MaxBatch: n, MaxWait: time.Hour, AlwaysWait: true})
+	t.Cleanup(s.Close)
+	batch := func(round string) int64 {
+		t.Helper()
+		fns := make([]func(ctx context.Context, tx ports.Tx) error, n)
+		for i := range fns {
+			fns[i] = depositUnit(accts[0], accts[1+i%4], fmt.Sprintf("%s-%d", round, i), nil)
+		}
+		before := writes.Load()
+		if err := errors.Join(runBatch(s, fns...)...); err != nil {
+			t.Fatal(err)
+		}
+		return writes.Load() - before
+	}
+	batch("warm") // the connection prepares each statement on its first use
+	if got := batch("measured"); got != 2 {
+		t.Errorf("a batch of %d deposits: %d exchanges, want 2 (the batch's claim with BEGIN, its write with COMMIT)", n, got)
+	}
+	if st := s.PipelineStats(); st.Claims != 2 || st.Batches != 2 || st.UnitLoads != 0 || st.Loads != 0 {
+		t.Errorf("stats %+v: want one claim per batch, no locking read of the units' own", st)
+	}
+	var posted int64
+	err = direct.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		bals, err := tx.Ledger().Balances(ctx, []string{accts[1].ID, accts[2].ID, accts[3].ID, accts[4].ID})
+		for _, b := range bals {
+			posted += b.Posted
+		}
+		return err
+	})
+	if err != nil || posted != 2*n*5 {
+		t.Errorf("posted %d to the tenants (%v), want %d", posted, err, 2*n*5)
+	}
+}
+
+// TestPipeline_BatchClaimGivesBackFailedUnits: in one batch claimed together, a unit that fails
+// after its transfer (an error, a panic) leaves nothing, and its key free once the batch
+// committed; its twin later in the batch (same key) then applies; a twin after a unit that
+// ended well replays that unit's answer; a key stored before the batch replays; the other units
+// commit. Each key's transfer is recorded once.
+func TestPipeline_BatchClaimGivesBackFailedUnits(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 3)
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 7, MaxWait: time.Hour, AlwaysWait: true})
+	w, a := p.world, p.accounts
+	if err := p.direct.InTx(context.Background(), depositUnit(w, a[0], "stored", nil)); err != nil {
+		t.Fatal(err) // stored before the batch, without the pipeline
+	}
+	boom := errors.New("boom")
+	errs := runBatch(s,
+		depositUnit(w, a[0], "failed", func() error { return boom }),
+		depositUnit(w, a[1], "failed", nil), // the failed unit's twin: applies
+		depositUnit(w, a[2], "twin", nil),
+		depositUnit(w, a[0], "twin", nil), // replays the first twin
+		depositUnit(w, a[1], "panicked", func() error { panic("unit panicked") }),
+		depositUnit(w, a[2], "stored", nil), // replays the record stored before the batch
+		depositUnit(w, a[0], "plain", nil),
+	)
+	want := []string{"boom", "", "", `replayed 201 "twin"`, "panic: unit panicked", `replayed 201 "stored"`, ""}
+	for i, err := range errs {
+		if got := fmt.Sprint(err); (err == nil && want[i] != "") || (err != nil && got != want[i]) {
+			t.Errorf("unit %d answered %v, want %q", i, err, want[i])
+		}
+	}
+	if st := s.PipelineStats(); st.Claims != 1 || st.Retried != 0 {
+		t.Errorf("stats %+v: want the batch claimed together, no unit run alone", st)
+	}
+	for ref, n := range map[string]int{"dep-failed": 1, "dep-twin": 1, "dep-panicked": 0, "dep-stored": 1, "dep-plain": 1} {
+		if got := p.transfers(t, ref); got != n {
+			t.Errorf("%s: %d transfers, want %d", ref, got, n)
+		}
+	}
+	// The panicked unit's key is free: a new request with it claims it and finds nothing stored.
+	err := p.direct.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+		_, stored, claimed, err := tx.Idempotency().Claim(ctx, claimScope, core.EnvTest, "panicked", time.Now())
+		if err == nil && (stored || !claimed) {
+			err = fmt.Errorf("claimed %v, stored %v: want the key free", claimed, stored)
+		}
+		return err
+	})
+	if err != nil {
+		t.Error(err)
+	}
+	for i, want := range []int64{10, 5, 5} {
+		if b := p.balance(t, a[i].ID); b.Posted != want {
+			t.Errorf("account %d posted %d, want %d", i, b.Posted, want)
+		}
+	}
+	p.verify(t)
+}
