@@ -354,9 +354,8 @@ const createSpendingAuthorizationSQL = `WITH created AS (
         created_at, updated_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
 ), announced AS (
-    INSERT INTO events (id, tenant_id, environment, type, resource_id, data, created_at)
-    SELECT $24, $2, $3, $25, $1, $26::text::jsonb, $27 WHERE $28 OR coalesce((SELECT type FROM events
-        WHERE tenant_id = $2 AND resource_id = $1 ORDER BY id DESC LIMIT 1), '') <> $25
+    INSERT INTO events (id, tenant_id, environment, type, resource_id, data, created_at, dispatched_at)
+    SELECT $24, $2, $3, $25, $1, $26::text::jsonb, $27, ` + fannedOutUnlessEndpoint + `
 )
 INSERT INTO card_spend_windows (tenant_id, card_id, window_key, spent_base_units)
 VALUES ($2::text, $4::text, $13::text, $5::bigint), ($2::text, $4::text, $14::text, $5::bigint),
@@ -382,7 +381,7 @@ func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Author
 		m.MCC, m.MerchantName, m.Counterparty, m.Status, m.DeclineReason, m.ReversalReason, m.DayKey, m.WeekKey, m.MonthKey,
 		m.HoldTransferID, m.PolicyID, m.PolicyDecisionID, m.SettlementStatus, m.SettlementTxHash, m.SettlementError,
 		m.CreatedAt, m.UpdatedAt,
-		announce.ID, announce.Type, string(data), announce.CreatedAt, announce.Repeatable}
+		announce.ID, announce.Type, string(data), announce.CreatedAt}
 	if deferrable(ctx) {
 		// The caller's last write (ports.WithLastWrite): it waits on the connection and travels
 		// with the next exchange or the COMMIT, whose failure it then is (driver.go).
