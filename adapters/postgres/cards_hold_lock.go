@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -82,8 +84,11 @@ func (r cardRepo) lockCardAndHold(ctx context.Context, in ports.LedgerIntent, te
 	dest, finish := decisionScan(&d)
 	err := u.q.QueryRowContext(ctx, lockCardAndHoldSQL, withPending{}, tenantID, string(env), id, w.Day, w.Week, w.Month,
 		nonNil(set.wait), nonNil(set.skip), envs, refs, homesOf(u.batch.accounts)).Scan(append(dest, &balances, &found)...)
-	_, _ = u.q.ExecContext(ctx, "SET LOCAL plan_cache_mode = DEFAULT", deferExec{})
-	if err != nil {
+	if err == nil || errors.Is(err, sql.ErrNoRows) {
+		// Only after a statement that did not fail: after a failure the transaction takes no
+		// statement but the rollback to the unit's savepoint, which undoes the setting anyway.
+		_, _ = u.q.ExecContext(ctx, "SET LOCAL plan_cache_mode = DEFAULT", deferExec{})
+	} else {
 		u.noteLock(err)
 	}
 	if err = finish(err); err != nil {
