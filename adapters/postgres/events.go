@@ -153,11 +153,14 @@ func (r eventRepo) RecordEvent(ctx context.Context, e event.Event) (bool, error)
 const fannedOutUnlessEndpoint = `CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints p WHERE p.tenant_id = $2
         AND p.environment = $3 AND p.deleted_at IS NULL AND p.enabled) THEN NULL ELSE now() END`
 
+// recordEventFannedOut is fannedOutUnlessEndpoint with recordEventQuery's placeholders.
+var recordEventFannedOut = strings.NewReplacer("$2", "?1", "$3", "?2").Replace(fannedOutUnlessEndpoint)
+
 // recordEventQuery is RecordEvent's insert of e with its stored data (cardRepo's
 // createSpendingAuthorizationSQL writes the same insert with server-side parameters).
 func recordEventQuery(db bun.IDB, e event.Event, data []byte) *bun.RawQuery {
 	return db.NewRaw(`INSERT INTO events (id, tenant_id, environment, type, resource_id, data, created_at, dispatched_at)
-		SELECT ?0, ?1, ?2, ?3, ?4, ?5, ?6, `+strings.NewReplacer("$2", "?1", "$3", "?2").Replace(fannedOutUnlessEndpoint)+`
+		SELECT ?0, ?1, ?2, ?3, ?4, ?5, ?6, `+recordEventFannedOut+`
 		WHERE ?7 OR coalesce((SELECT type FROM events WHERE tenant_id = ?1 AND resource_id = ?4
 			ORDER BY id DESC LIMIT 1), '') <> ?3`,
 		e.ID, e.TenantID, string(e.Environment), e.Type, e.ResourceID, string(data), e.CreatedAt, e.Repeatable)
