@@ -23,7 +23,8 @@ type EventFilter struct {
 type EventRepo interface {
 	// RecordEvent inserts e unless the resource's latest event already has e's type (an update
 	// that left the status as it was): then nothing changes and recorded is false. A
-	// Repeatable event is always inserted.
+	// Repeatable event is always inserted. When the tenant's environment has no enabled
+	// endpoint as it is inserted, it is recorded fanned out already (nothing to deliver it to).
 	RecordEvent(ctx context.Context, e event.Event) (recorded bool, err error)
 	// FindEvent is scoped by tenant and environment; another tenant's event is EVENT_NOT_FOUND.
 	FindEvent(ctx context.Context, tenantID string, env core.Environment, id string) (event.Event, error)

@@ -168,7 +168,12 @@ func (m cardAuthorizationModel) domain() (card.Authorization, error) {
 	}, nil
 }
 
-type cardRepo struct{ db bun.IDB }
+// cardRepo's unit is its unit of work's share of a pipeline batch (nil outside the pipeline):
+// the card's lock read locks the hold's ledger rows for it (LockCardForDecision).
+type cardRepo struct {
+	db   bun.IDB
+	unit *unitLedger
+}
 
 var (
 	errCardNotFound          = core.NotFound(card.CodeCardNotFound, "card")
@@ -229,27 +234,40 @@ const lockCardForDecisionSQL = `SELECT (r.card).id, (r.card).tenant_id, (r.card)
 FROM card_lock_for_decision($1, $2, $3, $4, $5, $6) AS r`
 
 // LockCardForDecision locks the card and reads what its decision needs beside it, in one round
-// trip that also carries the savepoint the use case opened before it.
+// trip that also carries the savepoint the use case opened before it. When the request named
+// the rows its hold will lock (ports.LedgerIntent: a known funding-account card) and the unit is
+// a pipeline batch's, the same statement then locks them (lockCardAndHoldSQL): the card's row
+// first, its hold's ledger rows after it, the order every card path takes (docs/ledger.md).
 func (r cardRepo) LockCardForDecision(ctx context.Context, tenantID string, env core.Environment, id string, w card.Windows) (ports.CardDecisionRows, error) {
-	var m cardModel
-	var blocked, allowed []byte
+	if in, ok := holdLocking(ctx, r.unit); ok {
+		return r.lockCardAndHold(ctx, in, tenantID, env, id, w)
+	}
 	var d ports.CardDecisionRows
-	err := rawQuerier(r.db).QueryRowContext(ctx, lockCardForDecisionSQL, withPending{}, tenantID, string(env), id, w.Day, w.Week, w.Month).Scan(
-		&m.ID, &m.TenantID, &m.Environment, &m.Funding, &m.WalletID, &m.SafeAddress, &m.CardholderID, &m.AgentID,
+	dest, finish := decisionScan(&d)
+	err := rawQuerier(r.db).QueryRowContext(ctx, lockCardForDecisionSQL, withPending{}, tenantID, string(env), id, w.Day, w.Week, w.Month).Scan(dest...)
+	return d, finish(err)
+}
+
+// decisionScan is the destinations of lockCardForDecisionSQL's columns and what turns them into
+// d once scanned.
+func decisionScan(d *ports.CardDecisionRows) ([]any, func(error) error) {
+	m := &cardModel{}
+	var blocked, allowed []byte
+	dest := []any{&m.ID, &m.TenantID, &m.Environment, &m.Funding, &m.WalletID, &m.SafeAddress, &m.CardholderID, &m.AgentID,
 		&m.Issuer, &m.IssuerCardID, &m.Last4, &m.FundingAccountID, &m.Chain, &m.CryptoAccountAddress,
 		&m.CryptoAccountType, &m.Status, &m.PerTransactionLimit, &m.DailyLimit, &m.WeeklyLimit, &m.MonthlyLimit,
-		&blocked, &allowed, &m.CreatedAt, &m.UpdatedAt, &d.Spent.Daily, &d.Spent.Weekly, &d.Spent.Monthly, &d.PolicyAttached)
-	if errors.Is(err, sql.ErrNoRows) {
-		return ports.CardDecisionRows{}, errCardNotFound
+		&blocked, &allowed, &m.CreatedAt, &m.UpdatedAt, &d.Spent.Daily, &d.Spent.Weekly, &d.Spent.Monthly, &d.PolicyAttached}
+	return dest, func(err error) error {
+		if errors.Is(err, sql.ErrNoRows) {
+			return errCardNotFound
+		}
+		if err != nil {
+			return err
+		}
+		m.BlockedMCC, m.AllowedMCC = blocked, allowed
+		d.Card, err = m.domain()
+		return err
 	}
-	if err != nil {
-		return ports.CardDecisionRows{}, err
-	}
-	m.BlockedMCC, m.AllowedMCC = blocked, allowed
-	if d.Card, err = m.domain(); err != nil {
-		return ports.CardDecisionRows{}, err
-	}
-	return d, nil
 }
 
 func (r cardRepo) UpdateCard(ctx context.Context, c card.Card) error {
@@ -336,9 +354,8 @@ const createSpendingAuthorizationSQL = `WITH created AS (
         created_at, updated_at)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
 ), announced AS (
-    INSERT INTO events (id, tenant_id, environment, type, resource_id, data, created_at)
-    SELECT $24, $2, $3, $25, $1, $26::text::jsonb, $27 WHERE $28 OR coalesce((SELECT type FROM events
-        WHERE tenant_id = $2 AND resource_id = $1 ORDER BY id DESC LIMIT 1), '') <> $25
+    INSERT INTO events (id, tenant_id, environment, type, resource_id, data, created_at, dispatched_at)
+    SELECT $24, $2, $3, $25, $1, $26::text::jsonb, $27, ` + fannedOutUnlessEndpoint + `
 )
 INSERT INTO card_spend_windows (tenant_id, card_id, window_key, spent_base_units)
 VALUES ($2::text, $4::text, $13::text, $5::bigint), ($2::text, $4::text, $14::text, $5::bigint),
@@ -364,7 +381,7 @@ func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Author
 		m.MCC, m.MerchantName, m.Counterparty, m.Status, m.DeclineReason, m.ReversalReason, m.DayKey, m.WeekKey, m.MonthKey,
 		m.HoldTransferID, m.PolicyID, m.PolicyDecisionID, m.SettlementStatus, m.SettlementTxHash, m.SettlementError,
 		m.CreatedAt, m.UpdatedAt,
-		announce.ID, announce.Type, string(data), announce.CreatedAt, announce.Repeatable}
+		announce.ID, announce.Type, string(data), announce.CreatedAt}
 	if deferrable(ctx) {
 		// The caller's last write (ports.WithLastWrite): it waits on the connection and travels
 		// with the next exchange or the COMMIT, whose failure it then is (driver.go).

@@ -143,14 +143,27 @@ func (r eventRepo) RecordEvent(ctx context.Context, e event.Event) (bool, error)
 	return n == 1, err
 }
 
+// fannedOutUnlessEndpoint is an event's dispatched_at as it is inserted ($2 its tenant, $3 its
+// environment): none while an enabled endpoint of the tenant's environment exists, so the
+// fan-out pass claims it; otherwise the statement's time, so the event is recorded as fanned
+// out already. The fan-out of such an event would find no endpoint to deliver it to: it would
+// only update the row again (a second version of it and of its indexes, and its own statement),
+// and the row would not enter the index of events still to fan out. An endpoint receives the
+// events recorded once its registration (or its re-enabling) has committed (docs/webhooks.md).
+const fannedOutUnlessEndpoint = `CASE WHEN EXISTS (SELECT 1 FROM webhook_endpoints p WHERE p.tenant_id = $2
+        AND p.environment = $3 AND p.deleted_at IS NULL AND p.enabled) THEN NULL ELSE now() END`
+
+// recordEventFannedOut is fannedOutUnlessEndpoint with recordEventQuery's placeholders.
+var recordEventFannedOut = strings.NewReplacer("$2", "?1", "$3", "?2").Replace(fannedOutUnlessEndpoint)
+
 // recordEventQuery is RecordEvent's insert of e with its stored data (cardRepo's
 // createSpendingAuthorizationSQL writes the same insert with server-side parameters).
 func recordEventQuery(db bun.IDB, e event.Event, data []byte) *bun.RawQuery {
-	return db.NewRaw(`INSERT INTO events (id, tenant_id, environment, type, resource_id, data, created_at)
-		SELECT ?, ?, ?, ?, ?, ?, ? WHERE ? OR coalesce((SELECT type FROM events WHERE tenant_id = ? AND resource_id = ?
-			ORDER BY id DESC LIMIT 1), '') <> ?`,
-		e.ID, e.TenantID, string(e.Environment), e.Type, e.ResourceID, string(data), e.CreatedAt, e.Repeatable, e.TenantID,
-		e.ResourceID, e.Type)
+	return db.NewRaw(`INSERT INTO events (id, tenant_id, environment, type, resource_id, data, created_at, dispatched_at)
+		SELECT ?0, ?1, ?2, ?3, ?4, ?5, ?6, `+recordEventFannedOut+`
+		WHERE ?7 OR coalesce((SELECT type FROM events WHERE tenant_id = ?1 AND resource_id = ?4
+			ORDER BY id DESC LIMIT 1), '') <> ?3`,
+		e.ID, e.TenantID, string(e.Environment), e.Type, e.ResourceID, string(data), e.CreatedAt, e.Repeatable)
 }
 
 func (r eventRepo) FindEvent(ctx context.Context, tenantID string, env core.Environment, id string) (event.Event, error) {

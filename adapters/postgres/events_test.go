@@ -11,6 +11,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/event"
 	"github.com/corridorhq/corridor/core/tenant"
+	"github.com/corridorhq/corridor/core/webhook"
 	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/test/testdb"
 )
@@ -44,7 +45,15 @@ func TestEventRepo_RecordsStatusChangesOnly(t *testing.T) {
 		}
 		return ok
 	}
-	if err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return tx.Tenants().CreateTenant(ctx, tn) }); err != nil {
+	if err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		if err := tx.Tenants().CreateTenant(ctx, tn); err != nil {
+			return err
+		}
+		// An enabled endpoint, so the events wait for the fan-out claimed below.
+		return tx.Events().CreateEndpoint(ctx, webhook.Endpoint{ID: core.NewID(core.PrefixWebhookEndpoint), TenantID: tn.ID,
+			Environment: core.EnvTest, URL: "https://example.com/hook", EventTypes: []string{"*"}, Enabled: true,
+			SealedSecret: []byte("sealed"), CreatedAt: at, UpdatedAt: at})
+	}); err != nil {
 		t.Fatal(err)
 	}
 	for i, step := range []struct {
@@ -184,6 +193,13 @@ func TestEventRepo_FanOutClaimsPerTenantOnce(t *testing.T) {
 		for i, id := range tenants {
 			tn := tenant.Tenant{ID: id, Slug: "fan-out-" + string(rune('a'+i)), Name: "F", OwnerUserID: "user_" + id, CreatedAt: at}
 			if err := tx.Tenants().CreateTenant(ctx, tn); err != nil {
+				return err
+			}
+			// An enabled endpoint, so the events wait for the fan-out (without one they are
+			// recorded fanned out).
+			if err := tx.Events().CreateEndpoint(ctx, webhook.Endpoint{ID: core.NewID(core.PrefixWebhookEndpoint), TenantID: id,
+				Environment: core.EnvTest, URL: "https://example.com/hook", EventTypes: []string{"*"}, Enabled: true,
+				SealedSecret: []byte("sealed"), CreatedAt: at, UpdatedAt: at}); err != nil {
 				return err
 			}
 			for j := range 3 {

@@ -42,7 +42,8 @@ var _ ports.EventRepo = eventRepo{}
 
 func (r eventRepo) t() *eventTables { return &r.s.state.events }
 
-// RecordEvent skips an event whose type equals the resource's latest, unless it is Repeatable.
+// RecordEvent skips an event whose type equals the resource's latest, unless it is Repeatable;
+// with no enabled endpoint of its tenant's environment it is recorded fanned out.
 func (r eventRepo) RecordEvent(_ context.Context, e event.Event) (bool, error) {
 	if err := e.Validate(); err != nil {
 		return false, err
@@ -54,6 +55,9 @@ func (r eventRepo) RecordEvent(_ context.Context, e event.Event) (bool, error) {
 		}
 	}
 	e.Repeatable = false // not stored
+	if len(r.tenantEndpoints(e.TenantID, e.Environment, true, false)) == 0 {
+		r.t().dispatched[e.ID] = true // no endpoint to fan it out to: recorded fanned out
+	}
 	return true, r.t().events.insert(e.ID, e)
 }
 

@@ -14,7 +14,8 @@ import (
 
 // EventRepo is the contract of ports.EventRepo: an event is recorded unless its resource's
 // latest event has its type (a repeatable one always), lists newest first by resource or type
-// family, is scoped (EVENT_NOT_FOUND elsewhere) and fanned out once, per tenant; endpoints and
+// family, is scoped (EVENT_NOT_FOUND elsewhere) and fanned out once, per tenant (recorded fanned
+// out when the tenant's environment has no enabled endpoint); endpoints and
 // deliveries are scoped (their NOT_FOUND codes), by tenant in the delivery job's lookups too, a deleted endpoint is gone and fails its pending
 // deliveries, and attempts list in order per delivery.
 func EventRepo(t *testing.T, s ports.Store) {
@@ -40,7 +41,12 @@ func eventRecord(t *testing.T, s ports.Store) {
 	done := event.New(tn.ID, core.EnvTest, "safe_payment.completed", resource, map[string]any{"amount": "1.00"}, at.Add(time.Second))
 	repeat := event.New(tn.ID, core.EnvTest, "safe_payment.completed", resource, nil, at.Add(2*time.Second))
 	repeat.Repeatable = true
+	unfanned := event.New(other.ID, core.EnvTest, "safe_payment.created", core.NewID(core.PrefixPayment), nil, at)
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		// tn has an enabled endpoint, so its events wait for the fan-out; other has none, so its
+		// event is recorded fanned out already.
+		noErr(t, "CreateEndpoint", tx.Events().CreateEndpoint(ctx, newEndpoint(tn.ID)))
+		recordEvent(ctx, t, tx, unfanned)
 		got := []bool{recordEvent(ctx, t, tx, created), recordEvent(ctx, t, tx, again), recordEvent(ctx, t, tx, done), recordEvent(ctx, t, tx, repeat)}
 		if !slices.Equal(got, []bool{true, false, true, true}) {
 			t.Errorf("recorded = %v, want [true false true true]", got)

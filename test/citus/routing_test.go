@@ -289,20 +289,21 @@ func apiKeysUnit(ctx context.Context, tx ports.Tx, tenantID string, now time.Tim
 
 func webhooksUnit(ctx context.Context, tx ports.Tx, tenantID string, now time.Time) error {
 	r := tx.Events()
+	ep := webhook.Endpoint{ID: core.NewID(core.PrefixWebhookEndpoint), TenantID: tenantID, Environment: core.EnvTest,
+		URL: "https://example.com/hook", Enabled: true, SealedSecret: []byte("s"), CreatedAt: now, UpdatedAt: now}
+	if _, err := r.CountEndpoints(ctx, tenantID, core.EnvTest); err != nil {
+		return err
+	}
+	// The endpoint first: an event recorded with no enabled endpoint is recorded fanned out.
+	if err := r.CreateEndpoint(ctx, ep); err != nil {
+		return err
+	}
 	e := event.New(tenantID, core.EnvTest, "card.frozen", "crd_route", map[string]any{"status": "inactive"}, now)
 	if _, err := r.RecordEvent(ctx, e); err != nil {
 		return err
 	}
 	if claimed, err := r.ClaimUndispatchedEvents(ctx, tenantID, 100); err != nil || len(claimed) != 1 {
 		return fmt.Errorf("claimed %d events (want 1): %w", len(claimed), err)
-	}
-	ep := webhook.Endpoint{ID: core.NewID(core.PrefixWebhookEndpoint), TenantID: tenantID, Environment: core.EnvTest,
-		URL: "https://example.com/hook", Enabled: true, SealedSecret: []byte("s"), CreatedAt: now, UpdatedAt: now}
-	if _, err := r.CountEndpoints(ctx, tenantID, core.EnvTest); err != nil {
-		return err
-	}
-	if err := r.CreateEndpoint(ctx, ep); err != nil {
-		return err
 	}
 	if err := endpointReads(ctx, r, ep); err != nil {
 		return err
