@@ -377,7 +377,7 @@ func latest(a, b time.Time) time.Time {
 	return a
 }
 
-// write runs writeTransferSQL for an accepted result over accounts (on Citus, writeCitus).
+// write runs writeTransferSQL for an accepted result over accounts (on Citus, writeTransferCitus).
 // written is false when a concurrent twin holds the reference.
 func (r ledgerRepo) write(ctx context.Context, res ledger.Result, pending *ledger.Transfer, accounts map[string]ledger.Account) (bool, error) {
 	deltas, err := ledger.Effects(res.Transfer, pending)
@@ -385,7 +385,7 @@ func (r ledgerRepo) write(ctx context.Context, res ledger.Result, pending *ledge
 		return false, err
 	}
 	if r.citus {
-		return r.writeCitus(ctx, res, deltas, accounts)
+		return writeTransferCitus(ctx, r.q, res, deltas, accounts)
 	}
 	args, err := writeArgs(res, deltas, accounts)
 	if err != nil {

@@ -266,36 +266,36 @@ RETURNING id`
 const citusResolveTargetSQL = `
 UPDATE ledger_transfers SET status = $1::text, resolved_by = $2::text WHERE id = $3::text AND home_tenant_id = $4::text`
 
-// writeCitus writes an accepted transfer as writeTransferSQL does, in statements that each
+// writeTransferCitus writes an accepted transfer as writeTransferSQL does, in statements that each
 // name one home (planned with their values): the sequence first, then the transfer in its home (nothing more when a twin
 // holds the reference: written is false), each home's postings and balances, and the target's
 // new state in its home.
-func (r ledgerRepo) writeCitus(ctx context.Context, res ledger.Result, deltas []ledger.Delta, accounts map[string]ledger.Account) (bool, error) {
+func writeTransferCitus(ctx context.Context, q txQuerier, res ledger.Result, deltas []ledger.Delta, accounts map[string]ledger.Account) (bool, error) {
 	bt, err := bufferedOf(res, deltas, accounts)
 	if err != nil {
 		return false, err
 	}
 	exec := func(query string, args ...any) error {
-		_, err := r.q.ExecContext(ctx, query, args...)
+		_, err := q.ExecContext(ctx, query, args...)
 		return ledgerError("write transfer", err)
 	}
 	// The plan mode's SETs wait on the connection for the next statement; the writes answer at
 	// once, as writeTransferSQL does, so a failure is the write's own.
 	setPlans := func(query string) error {
-		_, err := r.q.ExecContext(ctx, query, deferExec{})
+		_, err := q.ExecContext(ctx, query, deferExec{})
 		return ledgerError("write transfer", err)
 	}
 	if err := setPlans(citusCustomPlansSQL); err != nil {
 		return false, err
 	}
-	seqs, err := nextSequences(ctx, r.q, 1)
+	seqs, err := nextSequences(ctx, q, 1)
 	if err != nil {
 		return false, err
 	}
 	row := bt.row
 	pAccounts, pAmounts := postingArrays(bt.postings)
 	var id string
-	err = r.q.QueryRowContext(ctx, citusTransferSQL, row.id, row.environment, row.reference, row.typ, row.asset,
+	err = q.QueryRowContext(ctx, citusTransferSQL, row.id, row.environment, row.reference, row.typ, row.asset,
 		row.pendingID, row.reversedID, row.amount, row.expiresAt, row.metadata, row.createdAt, row.status,
 		row.canonical, pAccounts, pAmounts, row.home, seqs[0]).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
