@@ -127,8 +127,9 @@ func (m *member) batchClaim(ctx context.Context, in ports.LedgerIntent, scope st
 	return m.claim, true
 }
 
-// claimsParked counts the units waiting for the batch's claim. They will run statements (the
-// claim is theirs) and so count against the batch's savepoints while it admits.
+// claimsParked counts the units waiting for the batch's claim. Each may open a savepoint once it
+// runs (a statement of its own after the claim, as a card's), so they count against the batch's
+// savepoints while it admits.
 func (b *batch) claimsParked() int {
 	n := 0
 	for _, m := range b.members[b.head:] {
