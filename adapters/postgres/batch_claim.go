@@ -127,8 +127,9 @@ func (m *member) batchClaim(ctx context.Context, in ports.LedgerIntent, scope st
 	return m.claim, true
 }
 
-// claimsParked counts the units waiting for the batch's claim. They will run statements (the
-// claim is theirs) and so count against the batch's savepoints while it admits.
+// claimsParked counts the units waiting for the batch's claim. Each may open a savepoint once it
+// runs (a statement of its own after the claim, as a card's), so they count against the batch's
+// savepoints while it admits.
 func (b *batch) claimsParked() int {
 	n := 0
 	for _, m := range b.members[b.head:] {
@@ -150,8 +151,8 @@ type claimArgs struct {
 }
 
 // claimArgs gathers the parked units' keys, the balance rows they name that the batch does not
-// know (of accounts the store knows to be committed: the others are left to the transfer's own
-// locking read), and their references nobody looked up. The first unit with rows waits for them
+// know, and their references nobody looked up, of the units whose accounts the store knows to be
+// committed (the others' are left to their transfers' own locking reads). The first unit with rows waits for them
 // when the batch holds no lock; every later unit's rows are skipped when held.
 func (b *batch) claimArgs(parked []*member) claimArgs {
 	var a claimArgs
@@ -161,29 +162,14 @@ func (b *batch) claimArgs(parked []*member) claimArgs {
 		c, ord := m.claim, int64(i+1)
 		a.tenants, a.scopes, a.envs = append(a.tenants, scopeTenant(c.scope)), append(a.scopes, c.scope), append(a.envs, c.env)
 		a.keys, a.nows = append(a.keys, c.key), append(a.nows, c.now)
-		if found, ok := c.finds.cached(c.intent.Accounts); ok {
-			waits := !b.holdsLocks && len(a.wait) == 0 && len(a.skip) == 0
-			for _, spec := range c.intent.Accounts {
-				acct := found[accountKeyOf(spec)]
-				if acct.Spec() != spec {
-					continue // a conflicting spec: OpenAccounts answers it
-				}
-				b.ledger.accounts[acct.ID] = acct
-				if _, known := b.ledger.known[acct.ID]; known {
-					continue
-				}
-				inWait, seen := placed[acct.ID]
-				if !seen {
-					inWait = waits
-					placed[acct.ID] = waits
-				}
-				if inWait {
-					a.wait, a.waitOf = append(a.wait, acct.ID), append(a.waitOf, ord)
-				} else {
-					a.skip, a.skipOf = append(a.skip, acct.ID), append(a.skipOf, ord)
-				}
-			}
+		found, ok := c.finds.cached(c.intent.Accounts)
+		if !ok {
+			// Accounts the store does not know yet: the transfer's own locking read finds them
+			// and its references in their homes (a lookup here, in other units' homes, could
+			// miss a reference and take it for unrecorded).
+			continue
 		}
+		b.claimRows(&a, c.intent.Accounts, found, ord, placed)
 		for _, ref := range c.intent.References {
 			k := refKey{string(c.intent.Environment), ref}
 			_, inBatch := b.ledger.refs[k]
@@ -195,6 +181,33 @@ func (b *batch) claimArgs(parked []*member) claimArgs {
 		}
 	}
 	return a
+}
+
+// claimRows adds the balance rows of one unit's accounts the batch does not know: waited for
+// when it is the first unit with rows and the batch holds no lock, else skipped when held. A row
+// two units share is asked for once per unit, in the list of its first asker.
+func (b *batch) claimRows(a *claimArgs, specs []ledger.AccountSpec, found map[accountKey]ledger.Account, ord int64, placed map[string]bool) {
+	waits := !b.holdsLocks && len(a.wait) == 0 && len(a.skip) == 0
+	for _, spec := range specs {
+		acct := found[accountKeyOf(spec)]
+		if acct.Spec() != spec {
+			continue // a conflicting spec: OpenAccounts answers it
+		}
+		b.ledger.accounts[acct.ID] = acct
+		if _, known := b.ledger.known[acct.ID]; known {
+			continue
+		}
+		inWait, seen := placed[acct.ID]
+		if !seen {
+			inWait = waits
+			placed[acct.ID] = waits
+		}
+		if inWait {
+			a.wait, a.waitOf = append(a.wait, acct.ID), append(a.waitOf, ord)
+		} else {
+			a.skip, a.skipOf = append(a.skip, acct.ID), append(a.skipOf, ord)
+		}
+	}
 }
 
 // claimAll runs the batch's claim for every unit parked on it and hands each its outcome. A
@@ -215,9 +228,10 @@ func (b *batch) claimAll(ctx context.Context) {
 		b.poison(err)
 		return
 	}
+	homes := homesOf(b.ledger.accounts)
 	rows, err := b.q.QueryContext(ctx, batchClaimSQL, withPending{}, a.tenants, a.scopes, a.envs, a.keys, a.nows,
 		nonNil(a.wait), nonNil64(a.waitOf), nonNil(a.skip), nonNil64(a.skipOf), nonNil(a.refEnvs), nonNil(a.refs),
-		homesOf(b.ledger.accounts), nonNil64(a.refOf))
+		homes, nonNil64(a.refOf))
 	if err != nil {
 		b.poison(ledgerError("claim the batch's keys", err))
 		return

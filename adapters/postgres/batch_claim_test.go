@@ -193,3 +193,69 @@ func TestPipeline_BatchClaimGivesBackFailedUnits(t *testing.T) {
 	}
 	p.verify(t)
 }
+
+// TestPipeline_BatchClaimSkipsHeldRows: a unit of a batch claimed together whose balance row
+// another transaction holds is not waited for: the batch's claim skips the row, the unit gives
+// up its place (nothing of it ran) and runs again first in the next batch, where it claims its
+// key alone (its statements may then wait, as a batch's first unit's may) and applies once; the
+// other unit commits in the first batch without waiting.
+func TestPipeline_BatchClaimSkipsHeldRows(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 3)
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
+	ctx := context.Background()
+	w, a := p.world, p.accounts
+	holder, err := p.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Rollback() }()
+	if _, err := holder.ExecContext(ctx, "SELECT 1 FROM ledger_balances WHERE account_id = ? FOR UPDATE", a[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	submit := func(fn func(ctx context.Context, tx ports.Tx) error) chan error {
+		out, started := make(chan error, 1), make(chan struct{})
+		var once sync.Once
+		go func() {
+			out <- s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+				once.Do(func() { close(started) })
+				return fn(ctx, tx)
+			})
+		}()
+		<-started
+		return out
+	}
+	free := submit(depositUnit(w, a[0], "free", nil))
+	held := submit(depositUnit(w, a[1], "held", nil))
+	select { // the first batch commits the free unit while the row stays held
+	case err := <-free:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the free unit was not answered while another transaction held the other unit's row")
+	}
+	if p.transfers(t, "dep-held") != 0 {
+		t.Fatal("the held unit applied while another transaction held its row")
+	}
+	if err := holder.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	filler := submit(func(ctx context.Context, tx ports.Tx) error { // fills the next batch; claims nothing
+		_, _, err := tx.Ledger().Post(ctx, time.Now(), move("dep-filler", w.ID, a[2].ID, 5))
+		return err
+	})
+	if err := errors.Join(<-held, <-filler); err != nil {
+		t.Fatal(err)
+	}
+	// One batch claim: the first batch's. The carried unit claimed alone in the second.
+	if st := s.PipelineStats(); st.Conflicts != 1 || st.Batches != 2 || st.Retried != 0 || st.Claims != 1 {
+		t.Errorf("stats %+v: want one conflict, two batches, one batch claim", st)
+	}
+	for _, ref := range []string{"dep-free", "dep-held", "dep-filler"} {
+		if n := p.transfers(t, ref); n != 1 {
+			t.Errorf("%s: %d transfers, want 1", ref, n)
+		}
+	}
+	p.verify(t)
+}

@@ -624,15 +624,16 @@ func (b *batch) runnable() (*member, bool) {
 			return m, false
 		case m.abort && (m.state == memberParkedLoad || m.state == memberParkedOrder || m.state == memberParkedClaim):
 			return m, true
-		case m.state == memberParkedClaim && m.claim.done:
-			return m, false
 		}
 	}
 	if b.head == len(b.members) {
 		return nil, false
 	}
 	h := b.members[b.head]
-	if h.state == memberParkedOrder || (h.state == memberParkedLoad && b.satisfied(h)) {
+	// A unit the batch's claim answered resumes in its turn only: waking it earlier would just
+	// park it again, a wake-up pair in the lane's serial time for nothing.
+	claimed := h.state == memberParkedClaim && h.claim.done
+	if claimed || h.state == memberParkedOrder || (h.state == memberParkedLoad && b.satisfied(h)) {
 		return h, false
 	}
 	return nil, false
