@@ -168,12 +168,7 @@ func (m cardAuthorizationModel) domain() (card.Authorization, error) {
 	}, nil
 }
 
-// cardRepo's unit is its unit of work's share of a pipeline batch (nil outside the pipeline):
-// the card's lock read locks the hold's ledger rows for it (LockCardForDecision).
-type cardRepo struct {
-	db   bun.IDB
-	unit *unitLedger
-}
+type cardRepo struct{ db bun.IDB }
 
 var (
 	errCardNotFound          = core.NotFound(card.CodeCardNotFound, "card")
@@ -234,40 +229,27 @@ const lockCardForDecisionSQL = `SELECT (r.card).id, (r.card).tenant_id, (r.card)
 FROM card_lock_for_decision($1, $2, $3, $4, $5, $6) AS r`
 
 // LockCardForDecision locks the card and reads what its decision needs beside it, in one round
-// trip that also carries the savepoint the use case opened before it. When the request named
-// the rows its hold will lock (ports.LedgerIntent: a known funding-account card) and the unit is
-// a pipeline batch's, the same statement then locks them (lockCardAndHoldSQL): the card's row
-// first, its hold's ledger rows after it, the order every card path takes (docs/ledger.md).
+// trip that also carries the savepoint the use case opened before it.
 func (r cardRepo) LockCardForDecision(ctx context.Context, tenantID string, env core.Environment, id string, w card.Windows) (ports.CardDecisionRows, error) {
-	if in, ok := holdLocking(ctx, r.unit); ok {
-		return r.lockCardAndHold(ctx, in, tenantID, env, id, w)
-	}
-	var d ports.CardDecisionRows
-	dest, finish := decisionScan(&d)
-	err := rawQuerier(r.db).QueryRowContext(ctx, lockCardForDecisionSQL, withPending{}, tenantID, string(env), id, w.Day, w.Week, w.Month).Scan(dest...)
-	return d, finish(err)
-}
-
-// decisionScan is the destinations of lockCardForDecisionSQL's columns and what turns them into
-// d once scanned.
-func decisionScan(d *ports.CardDecisionRows) ([]any, func(error) error) {
-	m := &cardModel{}
+	var m cardModel
 	var blocked, allowed []byte
-	dest := []any{&m.ID, &m.TenantID, &m.Environment, &m.Funding, &m.WalletID, &m.SafeAddress, &m.CardholderID, &m.AgentID,
+	var d ports.CardDecisionRows
+	err := rawQuerier(r.db).QueryRowContext(ctx, lockCardForDecisionSQL, withPending{}, tenantID, string(env), id, w.Day, w.Week, w.Month).Scan(
+		&m.ID, &m.TenantID, &m.Environment, &m.Funding, &m.WalletID, &m.SafeAddress, &m.CardholderID, &m.AgentID,
 		&m.Issuer, &m.IssuerCardID, &m.Last4, &m.FundingAccountID, &m.Chain, &m.CryptoAccountAddress,
 		&m.CryptoAccountType, &m.Status, &m.PerTransactionLimit, &m.DailyLimit, &m.WeeklyLimit, &m.MonthlyLimit,
-		&blocked, &allowed, &m.CreatedAt, &m.UpdatedAt, &d.Spent.Daily, &d.Spent.Weekly, &d.Spent.Monthly, &d.PolicyAttached}
-	return dest, func(err error) error {
-		if errors.Is(err, sql.ErrNoRows) {
-			return errCardNotFound
-		}
-		if err != nil {
-			return err
-		}
-		m.BlockedMCC, m.AllowedMCC = blocked, allowed
-		d.Card, err = m.domain()
-		return err
+		&blocked, &allowed, &m.CreatedAt, &m.UpdatedAt, &d.Spent.Daily, &d.Spent.Weekly, &d.Spent.Monthly, &d.PolicyAttached)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ports.CardDecisionRows{}, errCardNotFound
 	}
+	if err != nil {
+		return ports.CardDecisionRows{}, err
+	}
+	m.BlockedMCC, m.AllowedMCC = blocked, allowed
+	if d.Card, err = m.domain(); err != nil {
+		return ports.CardDecisionRows{}, err
+	}
+	return d, nil
 }
 
 func (r cardRepo) UpdateCard(ctx context.Context, c card.Card) error {

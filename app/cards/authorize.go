@@ -114,7 +114,7 @@ func (s *Service) decide(ctx context.Context, p auth.Principal, in decideInput) 
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		now := s.now()
 		w := card.WindowsAt(now)
-		d, err := tx.Cards().LockCardForDecision(withHoldIntent(ctx), p.TenantID, p.Environment, in.cardID, w)
+		d, err := tx.Cards().LockCardForDecision(ctx, p.TenantID, p.Environment, in.cardID, w)
 		if err != nil {
 			return err
 		}
