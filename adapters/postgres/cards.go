@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/card"
 	"github.com/corridorhq/corridor/core/event"
 	"github.com/corridorhq/corridor/core/timestamp"
+	"github.com/corridorhq/corridor/ledger"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -168,7 +170,12 @@ func (m cardAuthorizationModel) domain() (card.Authorization, error) {
 	}, nil
 }
 
-type cardRepo struct{ db bun.IDB }
+// cardRepo's citus marks a Citus coordinator, where the card's row and the ledger's rows are
+// not locked in one place (LockCardAfterHold).
+type cardRepo struct {
+	db    bun.IDB
+	citus bool
+}
 
 var (
 	errCardNotFound          = core.NotFound(card.CodeCardNotFound, "card")
@@ -212,6 +219,28 @@ func (r cardRepo) FindCard(ctx context.Context, tenantID string, env core.Enviro
 
 func (r cardRepo) LockCard(ctx context.Context, tenantID string, env core.Environment, id string) (card.Card, error) {
 	return oneRow[card.Card, cardModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id).For("UPDATE"), errCardNotFound)
+}
+
+// lockHoldSQL locks the balance rows of accounts named by reference ($1 the environment, $2
+// and $3 the assets and references), in account id order, as the ledger's own locking reads do.
+const lockHoldSQL = `SELECT b.account_id FROM ledger_balances b
+    JOIN ledger_accounts a ON a.id = b.account_id AND a.home_tenant_id = b.home_tenant_id
+    WHERE a.environment = ? AND (a.asset, a.reference) IN (SELECT * FROM unnest(?::text[], ?::text[]))
+    ORDER BY b.account_id FOR UPDATE OF b`
+
+// LockCardAfterHold locks the hold's balance rows, then the card. On Citus the ledger's rows
+// are locked by the posting that follows, after the card (docs/ledger.md).
+func (r cardRepo) LockCardAfterHold(ctx context.Context, tenantID string, env core.Environment, id string, hold []ledger.AccountSpec) (card.Card, error) {
+	if len(hold) > 0 && !r.citus {
+		assets, refs := make([]string, len(hold)), make([]string, len(hold))
+		for i, spec := range hold {
+			assets[i], refs[i] = spec.Asset, spec.Reference
+		}
+		if _, err := r.db.NewRaw(lockHoldSQL, string(env), pgdialect.Array(assets), pgdialect.Array(refs)).Exec(ctx); err != nil {
+			return card.Card{}, err
+		}
+	}
+	return r.LockCard(ctx, tenantID, env, id)
 }
 
 // lockCardForDecisionSQL runs card_lock_for_decision (migration 000061): the lock, then the
