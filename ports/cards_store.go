@@ -7,6 +7,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/card"
 	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/ledger"
 )
 
 // CardRepo stores cardholders, cards, authorizations and the per-card window accumulators.
@@ -23,6 +24,11 @@ type CardRepo interface {
 	FindCard(ctx context.Context, tenantID string, env core.Environment, id string) (card.Card, error)
 	// LockCard is FindCard that locks the card's row until the transaction ends.
 	LockCard(ctx context.Context, tenantID string, env core.Environment, id string) (card.Card, error)
+	// LockCardAfterHold is LockCard after locking the balance rows of the hold's accounts (in
+	// account id order; an account not opened yet has none): a funding-account card's hold
+	// rows come before its card, the order its authorization's claim takes (docs/ledger.md,
+	// "Lock order of the card paths").
+	LockCardAfterHold(ctx context.Context, tenantID string, env core.Environment, id string, hold []ledger.AccountSpec) (card.Card, error)
 	// LockCardForDecision is LockCard that also reads, in the same statement, what an
 	// authorization decides on beside the card: its spend in the windows w (read after the
 	// lock is granted, so it includes every decision that held the lock before) and whether a

@@ -9,11 +9,13 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/card"
 	"github.com/corridorhq/corridor/core/event"
 	"github.com/corridorhq/corridor/core/timestamp"
+	"github.com/corridorhq/corridor/ledger"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -168,11 +170,11 @@ func (m cardAuthorizationModel) domain() (card.Authorization, error) {
 	}, nil
 }
 
-// cardRepo's unit is its unit of work's share of a pipeline batch (nil outside the pipeline):
-// the card's lock read locks the hold's ledger rows for it (LockCardForDecision).
+// cardRepo's citus marks a Citus coordinator, where the card's row and the ledger's rows are
+// not locked in one place (LockCardAfterHold).
 type cardRepo struct {
-	db   bun.IDB
-	unit *unitLedger
+	db    bun.IDB
+	citus bool
 }
 
 var (
@@ -219,6 +221,28 @@ func (r cardRepo) LockCard(ctx context.Context, tenantID string, env core.Enviro
 	return oneRow[card.Card, cardModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id).For("UPDATE"), errCardNotFound)
 }
 
+// lockHoldSQL locks the balance rows of accounts named by reference ($1 the environment, $2
+// and $3 the assets and references), in account id order, as the ledger's own locking reads do.
+const lockHoldSQL = `SELECT b.account_id FROM ledger_balances b
+    JOIN ledger_accounts a ON a.id = b.account_id AND a.home_tenant_id = b.home_tenant_id
+    WHERE a.environment = ? AND (a.asset, a.reference) IN (SELECT * FROM unnest(?::text[], ?::text[]))
+    ORDER BY b.account_id FOR UPDATE OF b`
+
+// LockCardAfterHold locks the hold's balance rows, then the card. On Citus the ledger's rows
+// are locked by the posting that follows, after the card (docs/ledger.md).
+func (r cardRepo) LockCardAfterHold(ctx context.Context, tenantID string, env core.Environment, id string, hold []ledger.AccountSpec) (card.Card, error) {
+	if len(hold) > 0 && !r.citus {
+		assets, refs := make([]string, len(hold)), make([]string, len(hold))
+		for i, spec := range hold {
+			assets[i], refs[i] = spec.Asset, spec.Reference
+		}
+		if _, err := r.db.NewRaw(lockHoldSQL, string(env), pgdialect.Array(assets), pgdialect.Array(refs)).Exec(ctx); err != nil {
+			return card.Card{}, err
+		}
+	}
+	return r.LockCard(ctx, tenantID, env, id)
+}
+
 // lockCardForDecisionSQL runs card_lock_for_decision (migration 000061): the lock, then the
 // windows and the attachment check in fresh snapshots. Its columns are plain values (the MCC
 // lists as jsonb's text), so the query can carry the statements waiting on the connection (the
@@ -234,40 +258,27 @@ const lockCardForDecisionSQL = `SELECT (r.card).id, (r.card).tenant_id, (r.card)
 FROM card_lock_for_decision($1, $2, $3, $4, $5, $6) AS r`
 
 // LockCardForDecision locks the card and reads what its decision needs beside it, in one round
-// trip that also carries the savepoint the use case opened before it. When the request named
-// the rows its hold will lock (ports.LedgerIntent: a known funding-account card) and the unit is
-// a pipeline batch's, the same statement then locks them (lockCardAndHoldSQL): the card's row
-// first, its hold's ledger rows after it, the order every card path takes (docs/ledger.md).
+// trip that also carries the savepoint the use case opened before it.
 func (r cardRepo) LockCardForDecision(ctx context.Context, tenantID string, env core.Environment, id string, w card.Windows) (ports.CardDecisionRows, error) {
-	if in, ok := holdLocking(ctx, r.unit); ok {
-		return r.lockCardAndHold(ctx, in, tenantID, env, id, w)
-	}
-	var d ports.CardDecisionRows
-	dest, finish := decisionScan(&d)
-	err := rawQuerier(r.db).QueryRowContext(ctx, lockCardForDecisionSQL, withPending{}, tenantID, string(env), id, w.Day, w.Week, w.Month).Scan(dest...)
-	return d, finish(err)
-}
-
-// decisionScan is the destinations of lockCardForDecisionSQL's columns and what turns them into
-// d once scanned.
-func decisionScan(d *ports.CardDecisionRows) ([]any, func(error) error) {
-	m := &cardModel{}
+	var m cardModel
 	var blocked, allowed []byte
-	dest := []any{&m.ID, &m.TenantID, &m.Environment, &m.Funding, &m.WalletID, &m.SafeAddress, &m.CardholderID, &m.AgentID,
+	var d ports.CardDecisionRows
+	err := rawQuerier(r.db).QueryRowContext(ctx, lockCardForDecisionSQL, withPending{}, tenantID, string(env), id, w.Day, w.Week, w.Month).Scan(
+		&m.ID, &m.TenantID, &m.Environment, &m.Funding, &m.WalletID, &m.SafeAddress, &m.CardholderID, &m.AgentID,
 		&m.Issuer, &m.IssuerCardID, &m.Last4, &m.FundingAccountID, &m.Chain, &m.CryptoAccountAddress,
 		&m.CryptoAccountType, &m.Status, &m.PerTransactionLimit, &m.DailyLimit, &m.WeeklyLimit, &m.MonthlyLimit,
-		&blocked, &allowed, &m.CreatedAt, &m.UpdatedAt, &d.Spent.Daily, &d.Spent.Weekly, &d.Spent.Monthly, &d.PolicyAttached}
-	return dest, func(err error) error {
-		if errors.Is(err, sql.ErrNoRows) {
-			return errCardNotFound
-		}
-		if err != nil {
-			return err
-		}
-		m.BlockedMCC, m.AllowedMCC = blocked, allowed
-		d.Card, err = m.domain()
-		return err
+		&blocked, &allowed, &m.CreatedAt, &m.UpdatedAt, &d.Spent.Daily, &d.Spent.Weekly, &d.Spent.Monthly, &d.PolicyAttached)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ports.CardDecisionRows{}, errCardNotFound
 	}
+	if err != nil {
+		return ports.CardDecisionRows{}, err
+	}
+	m.BlockedMCC, m.AllowedMCC = blocked, allowed
+	if d.Card, err = m.domain(); err != nil {
+		return ports.CardDecisionRows{}, err
+	}
+	return d, nil
 }
 
 func (r cardRepo) UpdateCard(ctx context.Context, c card.Card) error {

@@ -289,7 +289,7 @@ func (t *tx) Offramp() ports.OfframpRepo               { return offrampRepo{t.db
 func (t *tx) Claims() ports.ClaimRepo                  { return claimRepo{t.db} }
 func (t *tx) Agents() ports.AgentRepo                  { return agentRepo{t.db} }
 func (t *tx) Treasury() ports.TreasuryRepo             { return treasuryRepo{t.db} }
-func (t *tx) Cards() ports.CardRepo                    { return cardRepo{db: t.db, unit: t.unit} }
+func (t *tx) Cards() ports.CardRepo                    { return cardRepo{db: t.db, citus: t.citus} }
 func (t *tx) Ramps() ports.RampRepo                    { return rampRepo{t.db} }
 func (t *tx) TwoFactor() ports.TwoFactorRepo           { return twoFactorRepo{t.db} }
 func (t *tx) Invoices() ports.InvoiceRepo              { return invoiceRepo{t.db} }

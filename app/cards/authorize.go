@@ -114,7 +114,7 @@ func (s *Service) decide(ctx context.Context, p auth.Principal, in decideInput) 
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		now := s.now()
 		w := card.WindowsAt(now)
-		d, err := tx.Cards().LockCardForDecision(withHoldIntent(ctx), p.TenantID, p.Environment, in.cardID, w)
+		d, err := tx.Cards().LockCardForDecision(ctx, p.TenantID, p.Environment, in.cardID, w)
 		if err != nil {
 			return err
 		}
@@ -440,7 +440,7 @@ func (s *Service) ExpireApprovals(ctx context.Context) (int, error) {
 		released := false
 		err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 			released = false
-			c, err := tx.Cards().LockCard(ctx, found.TenantID, found.Environment, found.CardID)
+			c, err := lockCardForHold(ctx, tx, found.TenantID, found.Environment, found.CardID)
 			if err != nil {
 				return err
 			}
@@ -465,6 +465,25 @@ func (s *Service) ExpireApprovals(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// lockCardForHold locks an authorization's card for a step that posts on its hold (a capture, a
+// reversal, the expiry). A funding-account card's hold rows (its tenant's service balance, its
+// authorized account) are locked before the card, the order a known card's authorization takes
+// (its claim locks them, then its lock read the card); a Safe card's row comes first, as its
+// authorizations take it. The card is read first, unlocked, to know which (docs/ledger.md,
+// "Lock order of the card paths").
+func lockCardForHold(ctx context.Context, tx txView, tenantID string, env core.Environment, cardID string) (card.Card, error) {
+	c, err := tx.Cards().FindCard(ctx, tenantID, env, cardID)
+	if err != nil {
+		return c, err
+	}
+	if c.Funding != card.FundingAccount {
+		return tx.Cards().LockCard(ctx, tenantID, env, cardID)
+	}
+	return tx.Cards().LockCardAfterHold(ctx, tenantID, env, cardID, []ledger.AccountSpec{
+		ledger.TenantAvailable(c.Environment, kernel.ServiceAsset, c.TenantID),
+		ledger.CardAuthorized(c.Environment, kernel.ServiceAsset, c.TenantID, c.ID)})
+}
+
 // resolve locks the authorization's card, then the authorization, applies step and saves it.
 func (s *Service) resolve(ctx context.Context, p auth.Principal, id string,
 	step func(ctx context.Context, tx txView, c card.Card, a card.Authorization) (card.Authorization, error)) (card.Authorization, error) {
@@ -474,7 +493,7 @@ func (s *Service) resolve(ctx context.Context, p auth.Principal, id string,
 		if err != nil {
 			return err
 		}
-		c, err := tx.Cards().LockCard(ctx, p.TenantID, p.Environment, found.CardID)
+		c, err := lockCardForHold(ctx, tx, p.TenantID, p.Environment, found.CardID)
 		if err != nil {
 			return err
 		}

@@ -14,15 +14,15 @@ import (
 )
 
 // authorizationIDAnswer is the prepared answer that holds the authorization's id
-// (PrepareAuthorize), so the hold's reference the card's lock read looked up is the one the hold records.
+// (PrepareAuthorize), so the hold's reference the claim looked up is the one the hold records.
 const authorizationIDAnswer = "cards:authorization-id"
 
 // PrepareAuthorize runs before an authorization's unit of work, outside any transaction. When
 // the card is known to draw on its tenant's service balance (a funding-account card this
 // process has decided on before), it picks the authorization's id and names the rows the hold
-// will lock: the tenant's service balance, the card's authorized account and the hold's
-// reference. The card's lock read then locks and reads them after the card's row, in its own
-// statement, and the hold sends no locking read of its own (docs/performance.md). A card
+// will lock (kernel.ExpectLedger): the tenant's service balance, the card's authorized account
+// and the hold's reference. The unit's claim of the Idempotency-Key then locks and reads them in
+// its own statement, and the hold sends no locking read of its own (docs/performance.md). A card
 // not known yet, a Safe card (whose hold may make way for the mirror's catch-up) and a caller the
 // route will refuse get nothing named; an authorization that declines only locked its rows early.
 func (s *Service) PrepareAuthorize(ctx context.Context, p auth.Principal, cardID string) {
@@ -35,25 +35,10 @@ func (s *Service) PrepareAuthorize(ctx context.Context, p auth.Principal, cardID
 	}
 	id := core.NewID(core.PrefixCardAuth)
 	kernel.Remember(ctx, authorizationIDAnswer, id)
-	kernel.Remember(ctx, holdIntentAnswer, ports.LedgerIntent{Environment: p.Environment, Accounts: []ledger.AccountSpec{
+	kernel.ExpectLedger(ctx, ports.LedgerIntent{Environment: p.Environment, Accounts: []ledger.AccountSpec{
 		ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.TenantID),
 		ledger.CardAuthorized(p.Environment, kernel.ServiceAsset, p.TenantID, cardID)},
 		References: []string{holdReference(id)}})
-}
-
-// holdIntentAnswer is the prepared answer that holds the rows a known card's hold will lock.
-// They go to the card's lock read (withHoldIntent), not to the claim of the Idempotency-Key:
-// the card's row is locked before its hold's rows on every card path (docs/ledger.md, "Lock
-// order"), and the claim runs before the card's lock read.
-const holdIntentAnswer = "cards:hold-intent"
-
-// withHoldIntent marks ctx with the rows PrepareAuthorize named for the hold, if any, for the
-// card's lock read to lock after the card.
-func withHoldIntent(ctx context.Context) context.Context {
-	if in, ok := kernel.Recall[ports.LedgerIntent](ctx, holdIntentAnswer); ok {
-		return ports.WithLedgerIntent(ctx, in)
-	}
-	return ctx
 }
 
 // authorizationID is the prepared id of the authorization, or a new one.

@@ -8,6 +8,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/card"
 	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/ledger"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -66,6 +67,11 @@ func (r cardRepo) FindCard(_ context.Context, tenantID string, env core.Environm
 }
 
 // LockCard is FindCard: units of work already run one at a time.
+// LockCardAfterHold is LockCard: the fake has no row locks.
+func (r cardRepo) LockCardAfterHold(ctx context.Context, tenantID string, env core.Environment, id string, _ []ledger.AccountSpec) (card.Card, error) {
+	return r.LockCard(ctx, tenantID, env, id)
+}
+
 func (r cardRepo) LockCard(ctx context.Context, tenantID string, env core.Environment, id string) (card.Card, error) {
 	return r.FindCard(ctx, tenantID, env, id)
 }

@@ -12,16 +12,16 @@ import (
 	"github.com/corridorhq/corridor/wiring"
 )
 
-// TestCards_KnownCardHoldLockedWithTheCard: once a funding-account card has been decided on, its
+// TestCards_KnownCardHoldLockedByTheClaim: once a funding-account card has been decided on, its
 // next authorizations name the rows their hold will lock before their unit of work runs, and the
-// card's lock read locks them after the card's row: the hold sends no locking read of its own (the
+// unit's claim of the Idempotency-Key locks them: the hold sends no locking read of its own (the
 // store's pipeline counts none), while the decisions come out as before: the daily cap declines
 // exactly past its amount, a hold the balance does not cover declines INSUFFICIENT_FUNDS and the
 // one that empties it is approved (no overdraft), a replayed key holds nothing twice, and the
 // balance, its holds and the whole ledger add up. Concurrent authorizations on two known cards
 // hold exactly what the balance covers. The server runs on a database of its own, so
 // no other test's units move its counts.
-func TestCards_KnownCardHoldLockedWithTheCard(t *testing.T) {
+func TestCards_KnownCardHoldLockedByTheClaim(t *testing.T) {
 	t.Parallel()
 	url := testdb.NewDatabase(context.Background(), t)
 	if _, err := wiring.Migrate(context.Background(), url); err != nil {
@@ -29,7 +29,7 @@ func TestCards_KnownCardHoldLockedWithTheCard(t *testing.T) {
 	}
 	srv := harness.NewServerOn(t, url, nil)
 	if !srv.Service.Store.Pipelined() {
-		t.Skip("the card's lock read locks the hold's rows only in a pipeline batch (CORRIDOR_TEST_PIPELINE_LANES=0)")
+		t.Skip("the claim locks a unit's rows only in a pipeline batch (CORRIDOR_TEST_PIPELINE_LANES=0)")
 	}
 	ten := srv.NewTenant(t)
 	hid := ten.Root.Post("/v1/cardholders", map[string]any{"name": "Ana Lima", "email": "ana@example.com"}).Expect(t, 201).JSON(t)["cardholderId"].(string)
@@ -68,14 +68,14 @@ func TestCards_KnownCardHoldLockedWithTheCard(t *testing.T) {
 		t.Fatalf("the balance's last 0.20: %v", a)
 	}
 	after := srv.Service.Store.PipelineStats()
-	// On Citus the card's lock read locks only the card (the ledger's rows live on another
-	// shard), so the hold pays its own locking read there; the decisions below hold the same.
+	// On Citus the claim runs alone and locks nothing (docs/decisions/scaling.md), so the hold
+	// pays its own locking read there; the decisions below hold the same.
 	citus, err := postgres.IsCitus(context.Background(), srv.Service.Store.DB().DB)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if loads := (after.UnitLoads - before.UnitLoads) + (after.Loads - before.Loads); loads != 0 && !citus {
-		t.Errorf("the known card's holds ran %d locking reads of their own; want none: the card's lock reads locked their rows", loads)
+		t.Errorf("the known card's holds ran %d locking reads of their own; want none: the claims locked their rows", loads)
 	}
 	if replayed["authorizationId"] != second || replayed["status"] != "APPROVED" {
 		t.Errorf("replayed key: %v; want authorization %v again", replayed, second)
