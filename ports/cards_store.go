@@ -68,6 +68,12 @@ type CardRepo interface {
 	ListAuthorizations(ctx context.Context, tenantID, cardID string, page Page) ([]card.Authorization, int, error)
 }
 
+// CardIntent names a card decision's lock read before its unit runs (LedgerIntent.Card).
+type CardIntent struct {
+	TenantID, CardID string
+	Windows          card.Windows
+}
+
 // CardDecisionRows are what LockCardForDecision reads.
 type CardDecisionRows struct {
 	Card           card.Card

@@ -186,6 +186,11 @@ type LedgerIntent struct {
 	Environment core.Environment
 	Accounts    []ledger.AccountSpec
 	References  []string
+	// Card names the card a card authorization's decision will lock, with the windows it
+	// will read (CardRepo.LockCardForDecision). A store may lock and read it with the claim,
+	// after the ledger rows above (the card paths' lock order: docs/ledger.md); the decision
+	// then finds it read. Zero: no card.
+	Card CardIntent
 }
 
 type ledgerIntentKey struct{}

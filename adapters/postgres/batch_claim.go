@@ -51,10 +51,14 @@ import (
 // batchClaimSQL claims keys ($1-$5, one per unit, by ordinal), locks the balance rows of the
 // units whose claim went ($6 ids and $7 their units' ordinals, waited for; $8 and $9 skipped when
 // held) and looks up their references ($10 environments, $11 references, $13 ordinals) in the
-// homes $12. The references are looked up one by one (LATERAL, kept from being flattened into a
-// join by OFFSET 0), so the generic plan looks each up by its index however small the tables
-// were when the plan was made (refLookupSQL says why).
-const batchClaimSQL = `
+// homes $12, and last locks the cards ($14-$19, $20 their units' ordinals) of the units whose
+// claim went and whose balance rows it all locked, skipping a card another transaction holds
+// (batch_claim_cards.go). The references are looked up one by one (LATERAL, kept from being
+// flattened into a join by OFFSET 0), so the generic plan looks each up by its index however
+// small the tables were when the plan was made (refLookupSQL says why). The card rows come last
+// (the final UNION ALL runs its branches in order, and cq reads w and s): the card paths lock
+// the balance rows first (docs/ledger.md, "Lock order of the card paths").
+var batchClaimSQL = `
 WITH k AS MATERIALIZED (
     SELECT q.i, c.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])
         WITH ORDINALITY AS q (tenant, scope, environment, key, at, i)
@@ -73,26 +77,39 @@ WITH k AS MATERIALIZED (
     WHERE b.account_id = ANY(ARRAY(SELECT r.id FROM unnest($8::text[], $9::int8[]) AS r (id, i) WHERE r.i IN (SELECT i FROM ok)))
         AND b.home_tenant_id = ANY($12::text[])
     ORDER BY b.account_id FOR UPDATE SKIP LOCKED
+), cq AS MATERIALIZED (
+    SELECT q.* FROM unnest($14::text[], $15::text[], $16::text[], $17::text[], $18::text[], $19::text[], $20::int8[])
+        AS q (tenant, environment, id, day, week, month, i)
+    WHERE q.i IN (SELECT i FROM ok)
+        AND NOT EXISTS (SELECT 1 FROM unnest($6::text[], $7::int8[]) AS r (id, i)
+            WHERE r.i = q.i AND r.id NOT IN (SELECT account_id FROM w))
+        AND NOT EXISTS (SELECT 1 FROM unnest($8::text[], $9::int8[]) AS r (id, i)
+            WHERE r.i = q.i AND r.id NOT IN (SELECT account_id FROM s))
 )
 SELECT 0 AS kind, k.i, k.claimed, k.stored, k.rec_fingerprint, k.rec_status_code, k.rec_body, k.rec_content_type,
     k.rec_created_at, k.rec_expires_at, NULL::text AS account_id, 0::int8 AS posted, 0::int8 AS pending_debits,
-    0::int8 AS pending_credits, NULL::timestamptz AS last_transfer_at, ''::text AS environment, ''::text AS reference
+    0::int8 AS pending_credits, NULL::timestamptz AS last_transfer_at, ''::text AS environment, ''::text AS reference,
+    ` + noCardColumns + `
 FROM k
 UNION ALL
 SELECT 1, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, account_id, posted, pending_debits, pending_credits,
-    last_transfer_at, '', '' FROM w
+    last_transfer_at, '', '', ` + noCardColumns + ` FROM w
 UNION ALL
 SELECT 1, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, account_id, posted, pending_debits, pending_credits,
-    last_transfer_at, '', '' FROM s
+    last_transfer_at, '', '', ` + noCardColumns + ` FROM s
 UNION ALL
-SELECT 2, q.i, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, x.id, 0, 0, 0, NULL, x.environment, x.reference
+SELECT 2, q.i, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, x.id, 0, 0, 0, NULL, x.environment, x.reference,
+    ` + noCardColumns + `
 FROM unnest($10::text[], $11::text[], $13::int8[]) AS q (environment, reference, i)
 CROSS JOIN LATERAL (
     SELECT t.id, t.environment, t.reference FROM ledger_transfers t
     WHERE t.environment = q.environment AND t.reference = q.reference AND t.home_tenant_id = ANY($12::text[])
     OFFSET 0
 ) x
-WHERE q.i IN (SELECT i FROM ok)`
+WHERE q.i IN (SELECT i FROM ok)
+UNION ALL
+SELECT 3, cq.i, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, '', '', ` + cardDecisionColumns + `
+FROM cq CROSS JOIN LATERAL card_lock_for_decision_skip(cq.tenant, cq.environment, cq.id, cq.day, cq.week, cq.month) AS r`
 
 // claimNeed is a unit parked for its batch's claim: its key and intent, then its outcome.
 type claimNeed struct {
@@ -102,7 +119,8 @@ type claimNeed struct {
 	finds           *accountFinds
 	rec             ports.IdempotencyRecord
 	claimed, stored bool
-	done            bool // the batch's claim answered it
+	done            bool      // the batch's claim answered it
+	card            *cardRead // the card the batch's claim read for its decision (batch_claim_cards.go)
 }
 
 // batchClaim parks m for its batch's claim and returns the claim's outcome for its key. It is
@@ -148,6 +166,10 @@ type claimArgs struct {
 	waitOf, skipOf              []int64
 	refEnvs, refs               []string
 	refOf                       []int64
+	cardTenants, cardEnvs       []string
+	cardIDs, days, weeks        []string
+	months                      []string
+	cardOf                      []int64
 }
 
 // claimArgs gathers the parked units' keys, the balance rows they name that the batch does not
@@ -157,7 +179,7 @@ type claimArgs struct {
 func (b *batch) claimArgs(parked []*member) claimArgs {
 	var a claimArgs
 	placed := map[string]bool{} // true: in wait
-	seenRef := map[refKey]bool{}
+	seenRef, seenCard := map[refKey]bool{}, map[string]bool{}
 	for i, m := range parked {
 		c, ord := m.claim, int64(i+1)
 		a.tenants, a.scopes, a.envs = append(a.tenants, scopeTenant(c.scope)), append(a.scopes, c.scope), append(a.envs, c.env)
@@ -170,6 +192,7 @@ func (b *batch) claimArgs(parked []*member) claimArgs {
 			continue
 		}
 		b.claimRows(&a, c.intent.Accounts, found, ord, placed)
+		claimCard(&a, c, ord, seenCard)
 		for _, ref := range c.intent.References {
 			k := refKey{string(c.intent.Environment), ref}
 			_, inBatch := b.ledger.refs[k]
@@ -231,7 +254,8 @@ func (b *batch) claimAll(ctx context.Context) {
 	homes := homesOf(b.ledger.accounts)
 	rows, err := b.q.QueryContext(ctx, batchClaimSQL, withPending{}, a.tenants, a.scopes, a.envs, a.keys, a.nows,
 		nonNil(a.wait), nonNil64(a.waitOf), nonNil(a.skip), nonNil64(a.skipOf), nonNil(a.refEnvs), nonNil(a.refs),
-		homes, nonNil64(a.refOf))
+		homes, nonNil64(a.refOf), nonNil(a.cardTenants), nonNil(a.cardEnvs), nonNil(a.cardIDs), nonNil(a.days),
+		nonNil(a.weeks), nonNil(a.months), nonNil64(a.cardOf))
 	if err != nil {
 		b.poison(ledgerError("claim the batch's keys", err))
 		return
@@ -252,7 +276,7 @@ func (b *batch) claimAll(ctx context.Context) {
 	}
 	for _, m := range parked {
 		m.claim.done = true
-		if m.claim.claimed && !m.claim.stored && len(a.wait)+len(a.skip) > 0 {
+		if m.claim.claimed && !m.claim.stored && len(a.wait)+len(a.skip) > 0 || m.claim.card != nil {
 			b.holdsLocks = true
 		}
 	}
@@ -275,9 +299,10 @@ func (b *batch) scanClaims(rows *sql.Rows, parked []*member) (map[refKey]string,
 			createdAt, expiresAt, last sql.NullTime
 			bal                        ledger.Balance
 			refEnv, ref                string
+			cs                         cardScan
 		)
-		if err := rows.Scan(&kind, &ord, &claimed, &stored, &fingerprint, &status, &body, &ctype, &createdAt, &expiresAt,
-			&id, &bal.Posted, &bal.PendingDebits, &bal.PendingCredits, &last, &refEnv, &ref); err != nil {
+		if err := rows.Scan(append([]any{&kind, &ord, &claimed, &stored, &fingerprint, &status, &body, &ctype, &createdAt,
+			&expiresAt, &id, &bal.Posted, &bal.PendingDebits, &bal.PendingCredits, &last, &refEnv, &ref}, cs.targets()...)...); err != nil {
 			return nil, ledgerError("claim the batch's keys", err)
 		}
 		switch kind {
@@ -299,6 +324,13 @@ func (b *batch) scanClaims(rows *sql.Rows, parked []*member) (map[refKey]string,
 			}
 		case 2:
 			found[refKey{refEnv, ref}] = id.String
+		case 3:
+			n := parked[ord-1].claim
+			d, err := cs.rows()
+			if err != nil {
+				return nil, ledgerError("claim the batch's keys", err)
+			}
+			n.card = &cardRead{env: core.Environment(n.env), want: n.intent.Card, rows: d}
 		}
 	}
 	return found, ledgerError("claim the batch's keys", rows.Err())

@@ -171,10 +171,13 @@ func (m cardAuthorizationModel) domain() (card.Authorization, error) {
 }
 
 // cardRepo's citus marks a Citus coordinator, where the card's row and the ledger's rows are
-// not locked in one place (LockCardAfterHold).
+// not locked in one place (LockCardAfterHold); its unit is the unit's share of a pipeline
+// batch (nil outside one), whose claim may have read a card's decision rows already
+// (batch_claim_cards.go).
 type cardRepo struct {
 	db    bun.IDB
 	citus bool
+	unit  *unitLedger
 }
 
 var (
@@ -248,40 +251,30 @@ func (r cardRepo) LockCardAfterHold(ctx context.Context, tenantID string, env co
 // lists as jsonb's text), so the query can carry the statements waiting on the connection (the
 // use case's savepoint) in its own exchange, and its text never changes, so pgx prepares it
 // once per connection: Bun's interpolation made every call a new text to parse and plan.
-const lockCardForDecisionSQL = `SELECT (r.card).id, (r.card).tenant_id, (r.card).environment, (r.card).funding,
-    (r.card).wallet_id, (r.card).safe_address, (r.card).cardholder_id, (r.card).agent_id, (r.card).issuer,
-    (r.card).issuer_card_id, (r.card).last4, (r.card).funding_account_id, (r.card).chain,
-    (r.card).crypto_account_address, (r.card).crypto_account_type, (r.card).status,
-    (r.card).per_transaction_limit, (r.card).daily_limit, (r.card).weekly_limit, (r.card).monthly_limit,
-    (r.card).blocked_mcc::text, (r.card).allowed_mcc::text, (r.card).created_at, (r.card).updated_at,
-    r.spent_daily, r.spent_weekly, r.spent_monthly, r.policy_attached
+const lockCardForDecisionSQL = `SELECT ` + cardDecisionColumns + `
 FROM card_lock_for_decision($1, $2, $3, $4, $5, $6) AS r`
 
 // LockCardForDecision locks the card and reads what its decision needs beside it, in one round
-// trip that also carries the savepoint the use case opened before it.
+// trip that also carries the savepoint the use case opened before it; inside a pipeline batch
+// whose claim read the card for this decision already, it sends nothing.
 func (r cardRepo) LockCardForDecision(ctx context.Context, tenantID string, env core.Environment, id string, w card.Windows) (ports.CardDecisionRows, error) {
-	var m cardModel
-	var blocked, allowed []byte
-	var d ports.CardDecisionRows
-	err := rawQuerier(r.db).QueryRowContext(ctx, lockCardForDecisionSQL, withPending{}, tenantID, string(env), id, w.Day, w.Week, w.Month).Scan(
-		&m.ID, &m.TenantID, &m.Environment, &m.Funding, &m.WalletID, &m.SafeAddress, &m.CardholderID, &m.AgentID,
-		&m.Issuer, &m.IssuerCardID, &m.Last4, &m.FundingAccountID, &m.Chain, &m.CryptoAccountAddress,
-		&m.CryptoAccountType, &m.Status, &m.PerTransactionLimit, &m.DailyLimit, &m.WeeklyLimit, &m.MonthlyLimit,
-		&blocked, &allowed, &m.CreatedAt, &m.UpdatedAt, &d.Spent.Daily, &d.Spent.Weekly, &d.Spent.Monthly, &d.PolicyAttached)
+	if d, ok := r.unit.takeCard(tenantID, env, id, w); ok {
+		return d, nil
+	}
+	var cs cardScan
+	err := rawQuerier(r.db).QueryRowContext(ctx, lockCardForDecisionSQL, withPending{}, tenantID, string(env), id, w.Day, w.Week, w.Month).
+		Scan(cs.targets()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ports.CardDecisionRows{}, errCardNotFound
 	}
 	if err != nil {
 		return ports.CardDecisionRows{}, err
 	}
-	m.BlockedMCC, m.AllowedMCC = blocked, allowed
-	if d.Card, err = m.domain(); err != nil {
-		return ports.CardDecisionRows{}, err
-	}
-	return d, nil
+	return cs.rows()
 }
 
 func (r cardRepo) UpdateCard(ctx context.Context, c card.Card) error {
+	r.unit.touchCard(cardTouchKey(c.TenantID, c.ID))
 	m, err := cardFromDomain(c)
 	if err != nil {
 		return err
@@ -334,6 +327,7 @@ const addWindowSpendSQL = `INSERT INTO card_spend_windows (tenant_id, card_id, w
 		ON CONFLICT (tenant_id, card_id, window_key) DO UPDATE SET spent_base_units = card_spend_windows.spent_base_units + EXCLUDED.spent_base_units`
 
 func (r cardRepo) AddWindowSpend(ctx context.Context, tenantID, cardID string, w card.Windows, delta int64) error {
+	r.unit.touchCard(cardTouchKey(tenantID, cardID))
 	if delta < 0 {
 		// A credit gives back what an approval added: the rows exist, and the check keeps a
 		// window from going below zero.
@@ -387,6 +381,7 @@ func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Author
 	if err != nil {
 		return fmt.Errorf("event %s: data: %w", announce.ID, err)
 	}
+	r.unit.touchCard(cardTouchKey(a.TenantID, a.CardID))
 	m := cardAuthorizationFromDomain(a)
 	args := []any{m.ID, m.TenantID, m.Environment, m.CardID, m.AmountBaseUnits, m.CapturedBaseUnits,
 		m.MCC, m.MerchantName, m.Counterparty, m.Status, m.DeclineReason, m.ReversalReason, m.DayKey, m.WeekKey, m.MonthKey,

@@ -427,6 +427,9 @@ type batch struct {
 	poisoned   error // the batch cannot commit: its units run again alone
 	openedAt   time.Time
 	affinity   string // its first unit's affinity: on Citus, every unit's (pipeline_citus.go)
+	// cardsTouched are the cards (and attachmentsTouched) a unit's statement may have changed
+	// since the batch's claim read cards (batch_claim_cards.go).
+	cardsTouched map[string]bool
 }
 
 // maxSQLUnits bounds the savepoints of a batch: they are subtransactions, and past 64

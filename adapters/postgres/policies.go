@@ -149,7 +149,12 @@ func (m policyDecisionModel) domain() (policy.Decision, error) {
 	return d, nil
 }
 
-type policyRepo struct{ db bun.IDB }
+// policyRepo's unit is the unit's share of a pipeline batch (nil outside one): an attachment
+// it creates makes the batch's card reads stale (batch_claim_cards.go).
+type policyRepo struct {
+	db   bun.IDB
+	unit *unitLedger
+}
 
 var _ ports.PolicyRepo = policyRepo{}
 
@@ -252,6 +257,7 @@ func (r policyRepo) ListVersions(ctx context.Context, tenantID, policyID string,
 }
 
 func (r policyRepo) CreateAttachment(ctx context.Context, a policy.Attachment) error {
+	r.unit.touchCard(attachmentsTouched)
 	m := policyAttachmentModel{ID: a.ID, TenantID: a.TenantID, Environment: string(a.Environment), PolicyID: a.PolicyID,
 		SubjectType: string(a.SubjectType), SubjectID: a.SubjectID, AttachedAt: a.AttachedAt}
 	_, err := r.db.NewInsert().Model(&m).Exec(ctx)

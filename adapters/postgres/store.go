@@ -283,13 +283,13 @@ func (t *tx) RelayerBudget() ports.RelayerBudgetRepo   { return relayerBudgetRep
 func (t *tx) Handles() ports.HandleRepo                { return handleRepo{t.db} }
 func (t *tx) Drips() ports.DripRepo                    { return dripRepo{t.db} }
 func (t *tx) ChainIndex() ports.ChainIndexRepo         { return chainIndexRepo{t.db} }
-func (t *tx) Policies() ports.PolicyRepo               { return policyRepo{t.db} }
+func (t *tx) Policies() ports.PolicyRepo               { return policyRepo{db: t.db, unit: t.unit} }
 func (t *tx) Recipients() ports.RecipientRepo          { return recipientRepo{t.db} }
 func (t *tx) Offramp() ports.OfframpRepo               { return offrampRepo{t.db} }
 func (t *tx) Claims() ports.ClaimRepo                  { return claimRepo{t.db} }
 func (t *tx) Agents() ports.AgentRepo                  { return agentRepo{t.db} }
 func (t *tx) Treasury() ports.TreasuryRepo             { return treasuryRepo{t.db} }
-func (t *tx) Cards() ports.CardRepo                    { return cardRepo{db: t.db, citus: t.citus} }
+func (t *tx) Cards() ports.CardRepo                    { return cardRepo{db: t.db, citus: t.citus, unit: t.unit} }
 func (t *tx) Ramps() ports.RampRepo                    { return rampRepo{t.db} }
 func (t *tx) TwoFactor() ports.TwoFactorRepo           { return twoFactorRepo{t.db} }
 func (t *tx) Invoices() ports.InvoiceRepo              { return invoiceRepo{t.db} }

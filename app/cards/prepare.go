@@ -21,8 +21,11 @@ const authorizationIDAnswer = "cards:authorization-id"
 // the card is known to draw on its tenant's service balance (a funding-account card this
 // process has decided on before), it picks the authorization's id and names the rows the hold
 // will lock (kernel.ExpectLedger): the tenant's service balance, the card's authorized account
-// and the hold's reference. The unit's claim of the Idempotency-Key then locks and reads them in
-// its own statement, and the hold sends no locking read of its own (docs/performance.md). A card
+// and the hold's reference, then the card itself with the windows of now. The unit's claim of
+// the Idempotency-Key then locks and reads them in its own statement (the card after the
+// balance rows), so neither the hold nor the card's lock read sends a statement of its own
+// (docs/performance.md); a decision made in other windows (a period rolled over meanwhile)
+// reads the card itself. A card
 // not known yet, a Safe card (whose hold may make way for the mirror's catch-up) and a caller the
 // route will refuse get nothing named; an authorization that declines only locked its rows early.
 func (s *Service) PrepareAuthorize(ctx context.Context, p auth.Principal, cardID string) {
@@ -38,7 +41,8 @@ func (s *Service) PrepareAuthorize(ctx context.Context, p auth.Principal, cardID
 	kernel.ExpectLedger(ctx, ports.LedgerIntent{Environment: p.Environment, Accounts: []ledger.AccountSpec{
 		ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.TenantID),
 		ledger.CardAuthorized(p.Environment, kernel.ServiceAsset, p.TenantID, cardID)},
-		References: []string{holdReference(id)}})
+		References: []string{holdReference(id)},
+		Card:       ports.CardIntent{TenantID: p.TenantID, CardID: cardID, Windows: card.WindowsAt(s.now())}})
 }
 
 // authorizationID is the prepared id of the authorization, or a new one.
