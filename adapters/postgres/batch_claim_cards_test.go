@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -178,4 +179,65 @@ func TestPipeline_BatchClaimReadsKnownCards(t *testing.T) {
 	if errs[0] != nil || !errors.Is(errs[1], errDeclined) || errors.Join(errs[2:]...) != nil {
 		t.Errorf("an authorization after another unit spent on its card in the batch: %v; want the first approved, the second declined", errs)
 	}
+}
+
+// TestPipeline_BatchClaimSkipsHeldCards: the batch's claim never waits for a card another
+// transaction holds. The unit whose card is held reads it itself, meets the lock, gives up its
+// place and runs again first in the next batch (where it may wait) and is approved once the
+// card is free; the other unit's authorization commits in the first batch meanwhile.
+func TestPipeline_BatchClaimSkipsHeldCards(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 0)
+	f := newCardFixture(t, p.direct, 3, 2500)
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
+	ctx := context.Background()
+	holder, err := p.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Rollback() }()
+	if _, err := holder.ExecContext(ctx, "SELECT 1 FROM cards WHERE id = ? FOR UPDATE", f.cards[0]); err != nil {
+		t.Fatal(err)
+	}
+	submit := func(fn func(ctx context.Context, tx ports.Tx) error) chan error {
+		out, started := make(chan error, 1), make(chan struct{})
+		var once sync.Once
+		go func() {
+			out <- s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+				once.Do(func() { close(started) })
+				return fn(ctx, tx)
+			})
+		}()
+		<-started
+		return out
+	}
+	held := submit(f.authorize(0, "held", 100, nil))
+	free := submit(f.authorize(1, "free", 100, nil))
+	select {
+	case err := <-free:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the free card's authorization was not answered while another transaction held the other card")
+	}
+	if p.transfers(t, "hold-held") != 0 {
+		t.Fatal("the held card's authorization applied while another transaction held its card")
+	}
+	if err := holder.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	filler := submit(f.authorize(2, "filler", 100, nil)) // fills the next batch
+	if err := errors.Join(<-held, <-filler); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.PipelineStats(); st.Conflicts != 1 || st.Batches != 2 {
+		t.Errorf("stats %+v: want one conflict (the held card's unit, carried), two batches", st)
+	}
+	for _, ref := range []string{"hold-held", "hold-free", "hold-filler"} {
+		if n := p.transfers(t, ref); n != 1 {
+			t.Errorf("%s: %d transfers, want 1", ref, n)
+		}
+	}
+	p.verify(t)
 }
