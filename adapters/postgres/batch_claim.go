@@ -288,21 +288,24 @@ func (b *batch) claimAll(ctx context.Context) {
 func (b *batch) scanClaims(rows *sql.Rows, parked []*member) (map[refKey]string, error) {
 	defer rows.Close()
 	found := map[refKey]string{}
+	// One set of targets for every row (each Scan sets all of them; what a row hands on is
+	// copied or newly allocated by the scan), so a row costs no allocation of its own.
+	var (
+		kind                       int
+		ord                        int64
+		claimed, stored            sql.NullBool
+		fingerprint, ctype, id     sql.NullString
+		status                     sql.NullInt64
+		body                       []byte
+		createdAt, expiresAt, last sql.NullTime
+		bal                        ledger.Balance
+		refEnv, ref                string
+		cs                         cardScan
+	)
+	dest := append([]any{&kind, &ord, &claimed, &stored, &fingerprint, &status, &body, &ctype, &createdAt,
+		&expiresAt, &id, &bal.Posted, &bal.PendingDebits, &bal.PendingCredits, &last, &refEnv, &ref}, cs.targets()...)
 	for rows.Next() {
-		var (
-			kind                       int
-			ord                        int64
-			claimed, stored            sql.NullBool
-			fingerprint, ctype, id     sql.NullString
-			status                     sql.NullInt64
-			body                       []byte
-			createdAt, expiresAt, last sql.NullTime
-			bal                        ledger.Balance
-			refEnv, ref                string
-			cs                         cardScan
-		)
-		if err := rows.Scan(append([]any{&kind, &ord, &claimed, &stored, &fingerprint, &status, &body, &ctype, &createdAt,
-			&expiresAt, &id, &bal.Posted, &bal.PendingDebits, &bal.PendingCredits, &last, &refEnv, &ref}, cs.targets()...)...); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, ledgerError("claim the batch's keys", err)
 		}
 		switch kind {

@@ -43,7 +43,7 @@ const cardDecisionColumns = `(r.card).id, (r.card).tenant_id, (r.card).environme
 // cardScan's targets accept.
 const noCardColumns = `''::text, ''::text, ''::text, ''::text, NULL::text, NULL::text, NULL::text, NULL::text,
     ''::text, ''::text, ''::text, NULL::text, NULL::text, NULL::text, NULL::text, ''::text,
-    NULL::int8, NULL::int8, NULL::int8, NULL::int8, '[]'::text, NULL::text, 'epoch'::timestamptz,
+    NULL::int8, NULL::int8, NULL::int8, NULL::int8, NULL::text, NULL::text, 'epoch'::timestamptz,
     'epoch'::timestamptz, 0::int8, 0::int8, 0::int8, false`
 
 // cardScan receives cardDecisionColumns.
