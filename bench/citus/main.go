@@ -108,6 +108,7 @@ func run(ctx context.Context, o options) error {
 		}
 	}
 	if o.only != "" {
+		printSplit(results)
 		return nil
 	}
 	fmt.Println()
