@@ -16,35 +16,12 @@ import (
 // coordinator with the data-modifying step's result sent to every worker, so a silent worker
 // held up the COMMIT of another worker's tenants. Here the transfers get their sequence values
 // first (one query on the coordinator, which holds the sequence), and every statement that
-// follows names one home's rows only, so Citus sends it to that home's shard alone.
+// follows names one home's rows only, so Citus sends it to that home's shard alone. The
+// inserts are multi-row VALUES statements (ledger_values_citus.go): an INSERT ... SELECT from
+// unnest ran through the coordinator and made every unit commit with two-phase commit.
 
 // nextSequencesSQL takes n values of the transfers' sequence, in order.
 const nextSequencesSQL = `SELECT nextval('ledger_transfers_sequence_seq') FROM generate_series(1, $1::int)`
-
-// citusTransfersSQL inserts one home's transfers with the sequence values already taken.
-const citusTransfersSQL = `
-INSERT INTO ledger_transfers (id, environment, reference, type, asset, pending_id, reversed_id, amount,
-    expires_at, metadata, created_at, status, canonical, chain_linked, posting_accounts, posting_amounts,
-    home_tenant_id, sequence) OVERRIDING SYSTEM VALUE
-SELECT x.id, x.environment, x.reference, x.type, x.asset, x.pending_id, x.reversed_id, x.amount,
-    x.expires_at, x.metadata::jsonb, x.created_at, x.status, x.canonical, true, x.accounts::text[],
-    x.amounts::int8[], $16::text, x.seq
-FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int8[],
-    $9::timestamptz[], $10::text[], $11::timestamptz[], $12::text[], $13::bytea[], $14::text[], $15::text[],
-    $17::int8[])
-    AS x (id, environment, reference, type, asset, pending_id, reversed_id, amount, expires_at, metadata,
-        created_at, status, canonical, accounts, amounts, seq)`
-
-// citusPostingsSQL inserts the postings on one home's accounts.
-const citusPostingsSQL = `
-INSERT INTO ledger_postings (transfer_id, account_id, sequence, created_at, amount, posted_delta,
-    pending_debits_delta, pending_credits_delta, posted_after, pending_debits_after, pending_credits_after,
-    home_tenant_id, transfer_home_tenant_id)
-SELECT x.transfer_id, x.account_id, x.seq, x.created_at, x.amount, x.pd, x.pdd, x.pcd, x.pa, x.pda, x.pca,
-    $13::text, x.transfer_home
-FROM unnest($1::text[], $2::text[], $3::int8[], $4::timestamptz[], $5::int8[], $6::int8[], $7::int8[],
-    $8::int8[], $9::int8[], $10::int8[], $11::int8[], $12::text[])
-    AS x (transfer_id, account_id, seq, created_at, amount, pd, pdd, pcd, pa, pda, pca, transfer_home)`
 
 // citusBalancesSQL sets one home's touched balances to their last posting's balance-after.
 const citusBalancesSQL = `
@@ -71,7 +48,7 @@ func writeBufferedCitus(ctx context.Context, q txQuerier, ts []bufferedTransfer,
 		return err
 	}
 	for _, h := range transferHomes(ts) {
-		if err := exec(citusTransfersSQL, citusTransferArgs(ts, seqs, h)...); err != nil {
+		if err := citusTransfersInsert.exec(h, citusTransferRows(ts, seqs, h), exec); err != nil {
 			return err
 		}
 	}
@@ -103,7 +80,7 @@ const (
 // writeHomesCitus inserts each home's postings, then sets each home's touched balances.
 func writeHomesCitus(w citusPostings, exec func(sql string, args ...any) error) error {
 	for _, h := range w.homes {
-		if err := exec(citusPostingsSQL, w.postingArgs(h)...); err != nil {
+		if err := citusPostingsInsert.exec(h, w.postingRows(h), exec); err != nil {
 			return err
 		}
 	}
@@ -149,29 +126,19 @@ func transferHomes(ts []bufferedTransfer) []string {
 	return homes
 }
 
-// citusTransferArgs lays out the arguments of citusTransfersSQL for home h's transfers.
-func citusTransferArgs(ts []bufferedTransfer, seqs []int64, h string) []any {
-	var ids, envs, refs, types, assets, metadata, statuses, pAccounts, pAmounts []string
-	var pendingIDs, reversedIDs []*string
-	var amounts, seq []int64
-	var expires []*time.Time
-	var created []time.Time
-	var canonical [][]byte
+// citusTransferRows lays out home h's transfers as rows of citusTransfersInsert.
+func citusTransferRows(ts []bufferedTransfer, seqs []int64, h string) [][]any {
+	var rows [][]any
 	for i, t := range ts {
 		r := t.row
 		if r.home != h {
 			continue
 		}
-		ids, envs, refs, types, assets = append(ids, r.id), append(envs, r.environment), append(refs, r.reference),
-			append(types, r.typ), append(assets, r.asset)
-		pendingIDs, reversedIDs, amounts = append(pendingIDs, r.pendingID), append(reversedIDs, r.reversedID), append(amounts, r.amount)
-		expires, metadata, created = append(expires, r.expiresAt), append(metadata, r.metadata), append(created, r.createdAt)
-		statuses, canonical, seq = append(statuses, r.status), append(canonical, r.canonical), append(seq, seqs[i])
 		a, m := postingArrays(t.postings)
-		pAccounts, pAmounts = append(pAccounts, a), append(pAmounts, m)
+		rows = append(rows, []any{r.id, r.environment, r.reference, r.typ, r.asset, r.pendingID, r.reversedID,
+			r.amount, r.expiresAt, r.metadata, r.createdAt, r.status, r.canonical, a, m, seqs[i]})
 	}
-	return []any{ids, envs, refs, types, assets, pendingIDs, reversedIDs, amounts, expires, metadata, created,
-		statuses, canonical, pAccounts, pAmounts, h, seq}
+	return rows
 }
 
 // citusPostings is a batch's postings and last balances, each with its account's home.
@@ -208,21 +175,18 @@ func citusPostingsOf(ts []bufferedTransfer, seqs []int64) citusPostings {
 	return w
 }
 
-// postingArgs lays out the arguments of citusPostingsSQL for the postings on home h.
-func (w citusPostings) postingArgs(h string) []any {
-	var tids, accounts, thomes []string
-	var seq, amounts, dp, dd, dc, ap, ad, ac []int64
-	var at []time.Time
+// postingRows lays out the postings on home h as rows of citusPostingsInsert.
+func (w citusPostings) postingRows(h string) [][]any {
+	var rows [][]any
 	for _, p := range w.postings {
 		if p.home != h {
 			continue
 		}
-		tids, accounts, thomes = append(tids, p.transferID), append(accounts, p.accountID), append(thomes, p.transferHome)
-		seq, at, amounts = append(seq, p.seq), append(at, p.at), append(amounts, p.amount)
-		dp, dd, dc = append(dp, p.delta.Posted), append(dd, p.delta.PendingDebits), append(dc, p.delta.PendingCredits)
-		ap, ad, ac = append(ap, p.after.Posted), append(ad, p.after.PendingDebits), append(ac, p.after.PendingCredits)
+		rows = append(rows, []any{p.transferID, p.accountID, p.seq, p.at, p.amount, p.delta.Posted,
+			p.delta.PendingDebits, p.delta.PendingCredits, p.after.Posted, p.after.PendingDebits,
+			p.after.PendingCredits, p.transferHome})
 	}
-	return []any{tids, accounts, seq, at, amounts, dp, dd, dc, ap, ad, ac, thomes, h}
+	return rows
 }
 
 // balanceArgs lays out the arguments of citusBalancesSQL for the accounts of home h (nil: none).

@@ -49,7 +49,8 @@ type options struct {
 	deposits    int // the API workload's deposits
 	clients     int
 	tenants     int
-	modelCores  int // the capacity model's cores per machine
+	modelCores  int    // the capacity model's cores per machine
+	only        string // "postgres" or "citus": measure that database alone (no ratio, no model)
 }
 
 // result is one workload on one database.
@@ -75,6 +76,7 @@ func main() {
 	flag.IntVar(&o.clients, "clients", 32, "API workload: clients sending at once")
 	flag.IntVar(&o.tenants, "tenants", 32, "API workload: tenants the deposits spread over")
 	flag.IntVar(&o.modelCores, "model-cores", 8, "capacity model: cores per machine")
+	flag.StringVar(&o.only, "only", "", "measure one database alone: postgres or citus (no ratio, no capacity model)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -87,7 +89,14 @@ func main() {
 func run(ctx context.Context, o options) error {
 	fmt.Printf("%-9s %-9s %9s %8s %12s %16s %s\n", "database", "workload", "transfers", "seconds", "transfers/s", "cpu ms/transfer", "load average")
 	var results []result
-	for _, database := range []string{"postgres", "citus"} {
+	databases := []string{"postgres", "citus"}
+	if o.only != "" {
+		if o.only != "postgres" && o.only != "citus" {
+			return fmt.Errorf("-only %q: want postgres or citus", o.only)
+		}
+		databases = []string{o.only}
+	}
+	for _, database := range databases {
 		for _, workload := range []string{"ledger", "deposits"} {
 			r, err := measure(ctx, o, database, workload)
 			if err != nil {
@@ -97,6 +106,10 @@ func run(ctx context.Context, o options) error {
 				r.perSecond(), r.cpuMs(), r.load)
 			results = append(results, r)
 		}
+	}
+	if o.only != "" {
+		printSplit(results)
+		return nil
 	}
 	fmt.Println()
 	for i, workload := range []string{"ledger", "deposits"} {
@@ -111,6 +124,7 @@ func run(ctx context.Context, o options) error {
 // database is a fresh throwaway database: its URL, the data directories of its nodes (for
 // their processor time; the coordinator's, or the one server's, first) and how to remove it.
 type database struct {
+	citus    bool
 	url      string
 	dataDirs []string
 	remove   func()
@@ -119,8 +133,8 @@ type database struct {
 // provision starts a throwaway PostgreSQL or Citus cluster and migrates a database on it (on
 // Citus, wiring.Migrate also distributes it).
 func provision(ctx context.Context, kind string) (database, error) {
-	var d database
-	if kind == "citus" {
+	d := database{citus: kind == "citus"}
+	if d.citus {
 		cc, err := pgcluster.NewCitusThrowaway(ctx, nil)
 		if err != nil {
 			return d, err
@@ -207,7 +221,14 @@ func measureLedger(ctx context.Context, o options, d database, r *result) error 
 		return err
 	}
 	defer db.Close()
+	// The store the service builds (wiring's newStore): on Citus its batches hold one tenant's
+	// units and its writes take the Citus paths. A store that did not know it was on Citus ran
+	// PostgreSQL's single write statement there, which Citus runs through the coordinator with
+	// its rows sent to every worker and two-phase commit: the benchmark measured that path.
 	store := postgres.NewStore(db)
+	if d.citus {
+		store = store.ForCitus()
+	}
 	tenants, err := openTenants(ctx, store, o.accounts)
 	if err != nil {
 		return err
@@ -224,10 +245,13 @@ func measureLedger(ctx context.Context, o options, d database, r *result) error 
 			go func() {
 				defer wg.Done()
 				for time.Now().Before(deadline) && ctx.Err() == nil && failed.Load() == nil {
-					pair := tenants[rand.IntN(len(tenants))]
+					i := rand.IntN(len(tenants))
+					pair := tenants[i]
 					spec := ledger.TransferSpec{Reference: fmt.Sprintf("bench:%d", seq.Add(1)), Type: ledger.TypePosted,
 						Environment: core.EnvTest, Asset: ledger.AssetUSDC, Postings: ledger.Move(pair[0], pair[1], 1)}
-					err := pipe.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+					// The tenant's affinity, as the API's middleware marks a request's units.
+					unit := ports.WithAffinity(ctx, tenantName(i))
+					err := pipe.InTx(unit, func(ctx context.Context, tx ports.Tx) error {
 						_, _, err := tx.Ledger().Post(ctx, time.Now(), spec)
 						return err
 					})
@@ -257,7 +281,7 @@ func openTenants(ctx context.Context, store *postgres.Store, n int) ([][2]string
 	err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var specs []ledger.AccountSpec
 		for i := range n {
-			tenant := fmt.Sprintf("ten_bench%04d", i)
+			tenant := tenantName(i)
 			specs = append(specs, ledger.Share(ledger.PlatformSandboxPool(core.EnvTest, ledger.AssetUSDC), tenant),
 				ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, tenant))
 		}
@@ -269,6 +293,9 @@ func openTenants(ctx context.Context, store *postgres.Store, n int) ([][2]string
 	})
 	return pairs, err
 }
+
+// tenantName is the ledger workload's i-th tenant.
+func tenantName(i int) string { return fmt.Sprintf("ten_bench%04d", i) }
 
 // measureDeposits sends o.deposits idempotent deposits through one replica of the service.
 func measureDeposits(ctx context.Context, o options, d database, r *result) error {

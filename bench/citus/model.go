@@ -60,16 +60,7 @@ var modelWorkers = []int{1, 2, 4, 8, 16}
 // printModel prints, per workload, the processor time per transfer by tier and what the model
 // makes of it: one PostgreSQL server of cores cores, and Citus with N workers of as many cores.
 func printModel(results []result, cores int) {
-	fmt.Printf("\nprocessor time per transfer by process (ms): service = this process (the service and its clients)\n")
-	fmt.Printf("%-9s %-9s %9s %12s %s\n", "database", "workload", "service", "coordinator", "workers")
-	for _, r := range results {
-		s, c, _ := r.split.perTransfer(r.transfers)
-		workers := make([]string, len(r.split.workers))
-		for i, d := range r.split.workers {
-			workers[i] = fmt.Sprintf("%.3f", float64(d.Microseconds())/1000/float64(max(r.transfers, 1)))
-		}
-		fmt.Printf("%-9s %-9s %9.3f %12.3f %s\n", r.database, r.workload, s, c, strings.Join(workers, " "))
-	}
+	printSplit(results)
 	fmt.Printf("\ncapacity model, machines of K=%d cores (-model-cores), CPU-bound, tenants spread evenly:\n", cores)
 	fmt.Printf("  PostgreSQL: T = K/p (p: the server's ms per transfer)\n")
 	fmt.Printf("  Citus: T(N) = min(K/c, N·K/w) (c: the coordinator's ms per transfer, w: the workers' summed)\n")
@@ -83,6 +74,21 @@ func printModel(results []result, cores int) {
 	half := len(results) / 2
 	for i := range half {
 		printModelLine(results[i], results[i+half], cores)
+	}
+}
+
+// printSplit prints each result's processor time per transfer by process (also for -only,
+// which has no model).
+func printSplit(results []result) {
+	fmt.Printf("\nprocessor time per transfer by process (ms): service = this process (the service and its clients)\n")
+	fmt.Printf("%-9s %-9s %9s %12s %s\n", "database", "workload", "service", "coordinator", "workers")
+	for _, r := range results {
+		s, c, _ := r.split.perTransfer(r.transfers)
+		workers := make([]string, len(r.split.workers))
+		for i, d := range r.split.workers {
+			workers[i] = fmt.Sprintf("%.3f", float64(d.Microseconds())/1000/float64(max(r.transfers, 1)))
+		}
+		fmt.Printf("%-9s %-9s %9.3f %12.3f %s\n", r.database, r.workload, s, c, strings.Join(workers, " "))
 	}
 }
 
