@@ -28,12 +28,11 @@ contracts: ## contract artifacts into contracts/build (npm ci, pinned solc, Safe
 
 # The money paths' suites and corridor check's run a third time on a throwaway Citus cluster
 # (a coordinator and two workers; docs/scaling.md): `make test-citus`. The list is kept to the
-# payments, off-ramp, card, two-factor, webhook, checkout, invoice and treasury paths (all but
-# the off-ramp's distributed by tenant) and the ledger's (its hash chain distributed by bucket
-# key: verify and its tamper tests) for CI's time (each package starts three servers); every money suite
-# passes there too:
+# payments, off-ramp, card, two-factor, webhook, checkout, invoice, treasury and wallet paths
+# (the wallet activity and secondary lists among them) and the ledger's (verify and its tamper
+# tests) for CI's time (each package starts three servers); every money suite passes there too:
 # make test-citus CITUS_PKGS="./test/... of your choice".
-CITUS_PKGS ?= ./test/payments ./test/offramp ./test/claims ./test/cards ./test/twofa ./test/webhooks ./test/checkout ./test/invoices ./test/treasury ./test/ledger ./test/check ./test/citus
+CITUS_PKGS ?= ./test/payments ./test/offramp ./test/claims ./test/cards ./test/twofa ./test/webhooks ./test/checkout ./test/invoices ./test/treasury ./test/wallets ./test/secondary ./test/ledger ./test/check ./test/citus
 
 # Every suite runs as production does, through the store's commit pipeline (STORE_PIPELINE_LANES=2,
 # docs/ledger.md, "Commit pipeline"); the money paths' black-box suites run a second time with one
