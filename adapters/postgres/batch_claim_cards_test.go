@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/card"
 	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/core/policy"
 	"github.com/corridorhq/corridor/core/tenant"
 	"github.com/corridorhq/corridor/ledger"
 	"github.com/corridorhq/corridor/ports"
@@ -240,4 +242,78 @@ func TestPipeline_BatchClaimSkipsHeldCards(t *testing.T) {
 		}
 	}
 	p.verify(t)
+}
+
+// TestPipeline_BatchClaimRereadsAfterAnAttachment: a policy attached within the batch, after
+// the batch's claim read a card's decision rows, makes that card's decision read them again,
+// so it sees the attachment (the card's authorization here refuses a card with a policy
+// attached). Taking the claim's read would decide as if no policy were attached.
+func TestPipeline_BatchClaimRereadsAfterAnAttachment(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 0)
+	f := newCardFixture(t, p.direct, 2, 2500)
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	raw := []byte(`{"schemaVersion":1,"limits":{"dailyUsd":"50"}}`)
+	doc, err := policy.ParseDocument("document", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pol := policy.Policy{ID: core.NewID(core.PrefixPolicy), TenantID: f.tenantID, Environment: core.EnvTest, Name: "cap",
+		Status: policy.StatusActive, CreatedAt: now}
+	v := policy.NewVersion(core.NewID(core.PrefixVersion), pol.ID, 1, doc, raw, now)
+	pol.ActiveVersionID, pol.ActiveVersion = v.ID, 1
+	if err := p.direct.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+		return tx.Policies().CreatePolicy(ctx, pol, v)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	attach := func(ctx context.Context, tx ports.Tx) error {
+		return tx.Policies().CreateAttachment(ctx, policy.Attachment{ID: core.NewID(core.PrefixAttachmnt), TenantID: f.tenantID,
+			Environment: core.EnvTest, PolicyID: pol.ID, SubjectType: policy.SubjectCard, SubjectID: f.cards[1], AttachedAt: now})
+	}
+	errs := runBatch(s, f.authorize(0, "attacher", 100, attach), f.authorize(1, "attached", 100, nil))
+	if errs[0] != nil {
+		t.Fatalf("the attaching unit: %v", errs[0])
+	}
+	if errs[1] == nil || !strings.Contains(errs[1].Error(), "not the card as created") {
+		t.Errorf("the card's decision after a policy was attached to it in the batch: %v; want it to read the attachment", errs[1])
+	}
+}
+
+// TestPipeline_BatchClaimRereadsOtherWindows: a decision on windows other than those its
+// request named (the period rolled over between the request's intent and its decision) reads
+// its card itself: it sees today's spend, not the named windows' (here nothing), and declines
+// past the card's limit.
+func TestPipeline_BatchClaimRereadsOtherWindows(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 0)
+	f := newCardFixture(t, p.direct, 1, 2500)
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 1, MaxWait: time.Hour, AlwaysWait: true})
+	today := card.WindowsAt(time.Now().UTC())
+	earlier := card.WindowsAt(time.Now().UTC().AddDate(0, -2, 0)) // another day, week and month
+	if err := p.direct.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+		return tx.Cards().AddWindowSpend(ctx, f.tenantID, f.cards[0], today, 2000)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var spent int64 = -1
+	errs := runBatch(s, func(ctx context.Context, tx ports.Tx) error {
+		now := time.Now().UTC()
+		cctx := ports.WithLedgerIntent(ctx, ports.LedgerIntent{Environment: core.EnvTest,
+			Accounts: []ledger.AccountSpec{f.world.Spec(), f.accounts[0].Spec()}, References: []string{"hold-rolled"},
+			Card: ports.CardIntent{TenantID: f.tenantID, CardID: f.cards[0], Windows: earlier}})
+		if _, stored, claimed, err := tx.Idempotency().Claim(cctx, claimScope, core.EnvTest, "rolled", now); err != nil || stored || !claimed {
+			return fmt.Errorf("claim: stored %v, claimed %v, %v", stored, claimed, err)
+		}
+		d, err := tx.Cards().LockCardForDecision(ctx, f.tenantID, core.EnvTest, f.cards[0], today)
+		spent = d.Spent.Daily
+		return err
+	})
+	if errs[0] != nil {
+		t.Fatal(errs[0])
+	}
+	if spent != 2000 {
+		t.Errorf("the decision on today's windows read %d spent today, want 2000 (its own read, not the claim's of other windows)", spent)
+	}
 }
