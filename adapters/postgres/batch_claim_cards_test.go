@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -201,18 +200,7 @@ func TestPipeline_BatchClaimSkipsHeldCards(t *testing.T) {
 	if _, err := holder.ExecContext(ctx, "SELECT 1 FROM cards WHERE id = ? FOR UPDATE", f.cards[0]); err != nil {
 		t.Fatal(err)
 	}
-	submit := func(fn func(ctx context.Context, tx ports.Tx) error) chan error {
-		out, started := make(chan error, 1), make(chan struct{})
-		var once sync.Once
-		go func() {
-			out <- s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-				once.Do(func() { close(started) })
-				return fn(ctx, tx)
-			})
-		}()
-		<-started
-		return out
-	}
+	submit := func(fn func(ctx context.Context, tx ports.Tx) error) chan error { return submitStarted(ctx, s, fn) }
 	held := submit(f.authorize(0, "held", 100, nil))
 	free := submit(f.authorize(1, "free", 100, nil))
 	select {

@@ -213,18 +213,7 @@ func TestPipeline_BatchClaimSkipsHeldRows(t *testing.T) {
 	if _, err := holder.ExecContext(ctx, "SELECT 1 FROM ledger_balances WHERE account_id = ? FOR UPDATE", a[1].ID); err != nil {
 		t.Fatal(err)
 	}
-	submit := func(fn func(ctx context.Context, tx ports.Tx) error) chan error {
-		out, started := make(chan error, 1), make(chan struct{})
-		var once sync.Once
-		go func() {
-			out <- s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-				once.Do(func() { close(started) })
-				return fn(ctx, tx)
-			})
-		}()
-		<-started
-		return out
-	}
+	submit := func(fn func(ctx context.Context, tx ports.Tx) error) chan error { return submitStarted(ctx, s, fn) }
 	free := submit(depositUnit(w, a[0], "free", nil))
 	held := submit(depositUnit(w, a[1], "held", nil))
 	select { // the first batch commits the free unit while the row stays held
@@ -258,4 +247,19 @@ func TestPipeline_BatchClaimSkipsHeldRows(t *testing.T) {
 		}
 	}
 	p.verify(t)
+}
+
+// submitStarted runs fn in a unit of s in the background, once the unit has started: its
+// result comes on the channel.
+func submitStarted(ctx context.Context, s *postgres.Store, fn func(ctx context.Context, tx ports.Tx) error) chan error {
+	out, started := make(chan error, 1), make(chan struct{})
+	var once sync.Once
+	go func() {
+		out <- s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+			once.Do(func() { close(started) })
+			return fn(ctx, tx)
+		})
+	}()
+	<-started
+	return out
 }

@@ -28,24 +28,7 @@ func TestCitus_BatchWriteRoutesToOneShard(t *testing.T) {
 	ten := env().NewTenant(t)
 	ctx, cancel := context.WithTimeout(ports.WithAffinity(context.Background(), ten.ID), time.Minute)
 	defer cancel()
-	// Opening accounts over two homes reads both (rarely: a tenant's first money); it runs on
-	// ordinary connections.
-	db, err := postgres.Open(ctx, env().DatabaseURL, postgres.Options{MaxOpenConns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	world := ledger.World(core.EnvTest, ledger.AssetUSDC, "batch-write-test")
-	var accts []ledger.Account
-	if err := postgres.NewStore(db).ForCitus().InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		var err error
-		accts, err = tx.Ledger().OpenAccounts(ctx, time.Now(), ledger.Share(world, ten.ID),
-			ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, ten.ID), world)
-		return err
-	}); err != nil {
-		t.Fatalf("opening the accounts: %v", err)
-	}
-	share, avail, platform := accts[0].ID, accts[1].ID, accts[2].ID
+	share, avail, platform := openSweepAccounts(ctx, t, ten.ID, "batch-write-test")
 	piped := singleShardStore(t).ForCitus().WithPipeline(postgres.PipelineOptions{Lanes: 1, MaxBatch: 16, MaxWait: 20 * time.Millisecond})
 	t.Cleanup(piped.Close)
 	const n, rounds = 8, 8
@@ -112,22 +95,7 @@ func TestCitus_SingleWriteRoutesToOneShard(t *testing.T) {
 	ten := env().NewTenant(t)
 	ctx, cancel := context.WithTimeout(ports.WithAffinity(context.Background(), ten.ID), time.Minute)
 	defer cancel()
-	db, err := postgres.Open(ctx, env().DatabaseURL, postgres.Options{MaxOpenConns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	world := ledger.World(core.EnvTest, ledger.AssetUSDC, "single-write-test")
-	var accts []ledger.Account
-	if err := postgres.NewStore(db).ForCitus().InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		var err error
-		accts, err = tx.Ledger().OpenAccounts(ctx, time.Now(), ledger.Share(world, ten.ID),
-			ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, ten.ID), world)
-		return err
-	}); err != nil {
-		t.Fatalf("opening the accounts: %v", err)
-	}
-	share, avail, platform := accts[0].ID, accts[1].ID, accts[2].ID
+	share, avail, platform := openSweepAccounts(ctx, t, ten.ID, "single-write-test")
 	alone := singleShardStore(t).ForCitus()
 	post := func(what string, spec ledger.TransferSpec) (ledger.Transfer, bool) {
 		t.Helper()
@@ -198,4 +166,27 @@ func assertSingleWrites(t *testing.T, tenantID, share, avail, holdID string) {
 // check's single-home-transfers line allows (the suite's later checks read the whole database).
 func sweepMetadata() map[string]string {
 	return map[string]string{"source": "platform_share_sweep"}
+}
+
+// openSweepAccounts opens the tenant's share of the world account name, its available balance
+// and the world account itself (the platform's home), on ordinary connections: opening
+// accounts over two homes reads both (rarely: a tenant's first money).
+func openSweepAccounts(ctx context.Context, t *testing.T, tenantID, name string) (share, avail, platform string) {
+	t.Helper()
+	db, err := postgres.Open(ctx, env().DatabaseURL, postgres.Options{MaxOpenConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	world := ledger.World(core.EnvTest, ledger.AssetUSDC, name)
+	var accts []ledger.Account
+	if err := postgres.NewStore(db).ForCitus().InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		accts, err = tx.Ledger().OpenAccounts(ctx, time.Now(), ledger.Share(world, tenantID),
+			ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, tenantID), world)
+		return err
+	}); err != nil {
+		t.Fatalf("opening the accounts: %v", err)
+	}
+	return accts[0].ID, accts[1].ID, accts[2].ID
 }
