@@ -65,17 +65,17 @@ BEGIN
     END IF;
     RETURN QUERY
     SELECT c,
-           coalesce(sum(w.spent_base_units) FILTER (WHERE w.window_key = p_day), 0)::bigint,
-           coalesce(sum(w.spent_base_units) FILTER (WHERE w.window_key = p_week), 0)::bigint,
-           coalesce(sum(w.spent_base_units) FILTER (WHERE w.window_key = p_month), 0)::bigint,
+           CASE WHEN s.day_key >= p_day THEN s.spent_daily ELSE 0 END::bigint,
+           CASE WHEN s.week_key >= p_week THEN s.spent_weekly ELSE 0 END::bigint,
+           CASE WHEN s.month_key >= p_month THEN s.spent_monthly ELSE 0 END::bigint,
            EXISTS (
                SELECT 1 FROM policy_attachments a
                WHERE a.tenant_id = p_tenant AND a.environment = p_environment AND a.detached_at IS NULL
                  AND ((a.subject_type = 'card' AND a.subject_id = c.id)
                    OR (a.subject_type = 'wallet' AND a.subject_id = c.wallet_id)
                    OR (a.subject_type = 'agent' AND a.subject_id = c.agent_id)))
-    FROM card_spend_windows w
-    WHERE w.tenant_id = p_tenant AND w.card_id = p_id AND w.window_key IN (p_day, p_week, p_month);
+    FROM (SELECT) AS one
+    LEFT JOIN card_spend s ON s.tenant_id = p_tenant AND s.card_id = p_id;
 END
 $$;
 
@@ -412,12 +412,18 @@ CREATE TABLE public.card_authorizations (
     CONSTRAINT card_authorizations_status_check CHECK ((status = ANY (ARRAY['APPROVED'::text, 'DECLINED'::text, 'CAPTURED'::text, 'REVERSED'::text])))
 );
 
-CREATE TABLE public.card_spend_windows (
-    card_id text NOT NULL,
-    window_key text NOT NULL,
-    spent_base_units bigint NOT NULL,
+CREATE TABLE public.card_spend (
     tenant_id text NOT NULL,
-    CONSTRAINT card_spend_windows_spent_base_units_check CHECK ((spent_base_units >= 0))
+    card_id text NOT NULL,
+    day_key text NOT NULL COLLATE pg_catalog."C",
+    spent_daily bigint NOT NULL,
+    week_key text NOT NULL COLLATE pg_catalog."C",
+    spent_weekly bigint NOT NULL,
+    month_key text NOT NULL COLLATE pg_catalog."C",
+    spent_monthly bigint NOT NULL,
+    CONSTRAINT card_spend_spent_daily_check CHECK ((spent_daily >= 0)),
+    CONSTRAINT card_spend_spent_monthly_check CHECK ((spent_monthly >= 0)),
+    CONSTRAINT card_spend_spent_weekly_check CHECK ((spent_weekly >= 0))
 );
 
 CREATE TABLE public.cardholders (
@@ -1668,8 +1674,8 @@ ALTER TABLE ONLY public.bills
 ALTER TABLE ONLY public.card_authorizations
     ADD CONSTRAINT card_authorizations_pkey PRIMARY KEY (tenant_id, id);
 
-ALTER TABLE ONLY public.card_spend_windows
-    ADD CONSTRAINT card_spend_windows_pkey PRIMARY KEY (tenant_id, card_id, window_key);
+ALTER TABLE ONLY public.card_spend
+    ADD CONSTRAINT card_spend_pkey PRIMARY KEY (tenant_id, card_id);
 
 ALTER TABLE ONLY public.cardholders
     ADD CONSTRAINT cardholders_pkey PRIMARY KEY (tenant_id, id);
@@ -1990,8 +1996,6 @@ CREATE INDEX background_failures_status_idx ON public.background_failures USING 
 
 CREATE INDEX bills_payer_idx ON public.bills USING btree (payer_tenant_id, environment, created_at DESC, id);
 
-CREATE INDEX card_authorizations_card_created_idx ON public.card_authorizations USING btree (tenant_id, card_id, created_at DESC, id DESC);
-
 CREATE INDEX card_authorizations_card_idx ON public.card_authorizations USING btree (tenant_id, card_id, id);
 
 CREATE INDEX card_authorizations_open_idx ON public.card_authorizations USING btree (created_at) WHERE (status = 'APPROVED'::text);
@@ -2207,11 +2211,8 @@ ALTER TABLE ONLY public.bills
 ALTER TABLE ONLY public.card_authorizations
     ADD CONSTRAINT card_authorizations_card_id_fkey FOREIGN KEY (tenant_id, card_id) REFERENCES public.cards(tenant_id, id);
 
-ALTER TABLE ONLY public.card_authorizations
-    ADD CONSTRAINT card_authorizations_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
-
-ALTER TABLE ONLY public.card_spend_windows
-    ADD CONSTRAINT card_spend_windows_card_id_fkey FOREIGN KEY (tenant_id, card_id) REFERENCES public.cards(tenant_id, id);
+ALTER TABLE ONLY public.card_spend
+    ADD CONSTRAINT card_spend_card_id_fkey FOREIGN KEY (tenant_id, card_id) REFERENCES public.cards(tenant_id, id);
 
 ALTER TABLE ONLY public.cardholders
     ADD CONSTRAINT cardholders_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);

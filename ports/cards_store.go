@@ -46,8 +46,10 @@ type CardRepo interface {
 	CreateAuthorization(ctx context.Context, a card.Authorization) error
 	// CreateSpendingAuthorization creates an approved authorization, adds its amount to its
 	// windows (a.Windows) and records announce (its event, as EventRepo.RecordEvent would) in
-	// one statement. announce must be the approval's own: its tenant, environment and resource
-	// (the statement writes them once, for both rows); another is refused. Under
+	// one statement. a must be an approval as decided (nothing captured, no decline or reversal
+	// reason, no settlement, UpdatedAt its CreatedAt) and announce the approval's own: its
+	// tenant, environment, resource and time (the statement writes them once, for both rows);
+	// another is refused. Under
 	// ports.WithLastWrite the store may hold the statement back until the transaction's next
 	// exchange or its COMMIT, which its failure then fails.
 	CreateSpendingAuthorization(ctx context.Context, a card.Authorization, announce event.Event) error

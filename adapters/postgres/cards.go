@@ -294,49 +294,64 @@ func (r cardRepo) ListCards(ctx context.Context, tenantID string, env core.Envir
 	return out, int(total), err
 }
 
+// windowSpendSQL reads a card's spend in the windows $3–$5 from its one spend row
+// (card_spend, migration 000080): a period whose key is before the window's rolled over and
+// spent nothing yet; a later one is the period an approval in these windows adds to.
+const windowSpendSQL = `SELECT CASE WHEN day_key >= $3 THEN spent_daily ELSE 0 END,
+    CASE WHEN week_key >= $4 THEN spent_weekly ELSE 0 END, CASE WHEN month_key >= $5 THEN spent_monthly ELSE 0 END
+FROM card_spend WHERE tenant_id = $1 AND card_id = $2`
+
 func (r cardRepo) WindowSpend(ctx context.Context, tenantID, cardID string, w card.Windows) (card.Spend, error) {
-	var rows []struct {
-		Key   string `bun:"window_key"`
-		Spent int64  `bun:"spent_base_units"`
-	}
-	err := r.db.NewSelect().Table("card_spend_windows").Column("window_key", "spent_base_units").
-		Where("tenant_id = ? AND card_id = ? AND window_key IN (?, ?, ?)", tenantID, cardID, w.Day, w.Week, w.Month).Scan(ctx, &rows)
-	if err != nil {
-		return card.Spend{}, err
-	}
 	var s card.Spend
-	for _, row := range rows {
-		switch row.Key {
-		case w.Day:
-			s.Daily = row.Spent
-		case w.Week:
-			s.Weekly = row.Spent
-		case w.Month:
-			s.Monthly = row.Spent
-		}
+	err := rawQuerier(r.db).QueryRowContext(ctx, windowSpendSQL, withPending{}, tenantID, cardID, w.Day, w.Week, w.Month).
+		Scan(&s.Daily, &s.Weekly, &s.Monthly)
+	if errors.Is(err, sql.ErrNoRows) {
+		return card.Spend{}, nil
 	}
-	return s, nil
+	return s, err
 }
 
-// addWindowSpendSQL adds an amount to a card's three windows, creating the rows it lacks. Its
-// rows are VALUES naming the tenant (not a set-returning function), so on Citus the insert
-// routes to the tenant's shard, as createSpendingAuthorizationSQL's does. The casts keep each
-// parameter typed when Citus re-plans the statement for the shard.
-const addWindowSpendSQL = `INSERT INTO card_spend_windows (tenant_id, card_id, window_key, spent_base_units)
-		VALUES (?::text, ?::text, ?::text, ?::bigint), (?::text, ?::text, ?::text, ?::bigint), (?::text, ?::text, ?::text, ?::bigint)
-		ON CONFLICT (tenant_id, card_id, window_key) DO UPDATE SET spent_base_units = card_spend_windows.spent_base_units + EXCLUDED.spent_base_units`
+// spendUpsert adds an amount to a card's spend row in the given windows, creating the row
+// when the card has none; its VALUES row is the tenant's, card's, three keys' and amount's
+// placeholders (typed: on Citus the statement is re-planned for the shard, and the insert routes
+// to the tenant's shard). A period in a later window starts at the amount (it rolled over); in
+// the row's window, or in an earlier one (windows taken just before a rollover another approval
+// made), the amount adds to the row's window, whose key stays.
+func spendUpsert(tenant, cardID, day, week, month, amount string) string {
+	return `INSERT INTO card_spend AS s (tenant_id, card_id, day_key, spent_daily, week_key, spent_weekly, month_key, spent_monthly)
+VALUES (` + tenant + `::text, ` + cardID + `::text, ` + day + `::text, ` + amount + `::bigint, ` + week + `::text, ` + amount + `::bigint, ` +
+		month + `::text, ` + amount + `::bigint)
+ON CONFLICT (tenant_id, card_id) DO UPDATE SET
+    spent_daily = CASE WHEN EXCLUDED.day_key > s.day_key THEN EXCLUDED.spent_daily ELSE s.spent_daily + EXCLUDED.spent_daily END,
+    day_key = greatest(s.day_key, EXCLUDED.day_key),
+    spent_weekly = CASE WHEN EXCLUDED.week_key > s.week_key THEN EXCLUDED.spent_weekly ELSE s.spent_weekly + EXCLUDED.spent_weekly END,
+    week_key = greatest(s.week_key, EXCLUDED.week_key),
+    spent_monthly = CASE WHEN EXCLUDED.month_key > s.month_key THEN EXCLUDED.spent_monthly ELSE s.spent_monthly + EXCLUDED.spent_monthly END,
+    month_key = greatest(s.month_key, EXCLUDED.month_key)`
+}
+
+// addWindowSpendSQL is AddWindowSpend's debit ($1 tenant, $2 card, $3–$5 the windows, $6 the
+// amount).
+var addWindowSpendSQL = spendUpsert("$1", "$2", "$3", "$4", "$5", "$6")
+
+// creditWindowSpendSQL gives an amount back ($6, negative) to the periods of the card's spend
+// row still in the windows that consumed it ($3–$5); a period that rolled over since is left
+// as it is, so the current window never goes down for an earlier window's credit.
+const creditWindowSpendSQL = `UPDATE card_spend SET
+    spent_daily = spent_daily + CASE WHEN day_key = $3 THEN $6::bigint ELSE 0 END,
+    spent_weekly = spent_weekly + CASE WHEN week_key = $4 THEN $6::bigint ELSE 0 END,
+    spent_monthly = spent_monthly + CASE WHEN month_key = $5 THEN $6::bigint ELSE 0 END
+WHERE tenant_id = $1 AND card_id = $2 AND (day_key = $3 OR week_key = $4 OR month_key = $5)`
 
 func (r cardRepo) AddWindowSpend(ctx context.Context, tenantID, cardID string, w card.Windows, delta int64) error {
 	r.unit.touchCard(cardTouchKey(tenantID, cardID))
+	q := addWindowSpendSQL
 	if delta < 0 {
-		// A credit gives back what an approval added: the rows exist, and the check keeps a
-		// window from going below zero.
-		_, err := r.db.NewRaw(`UPDATE card_spend_windows SET spent_base_units = spent_base_units + ?
-			WHERE tenant_id = ? AND card_id = ? AND window_key IN (?, ?, ?)`, delta, tenantID, cardID, w.Day, w.Week, w.Month).Exec(ctx)
-		return err
+		// A credit gives back what an approval added; the checks keep a period from going
+		// below zero.
+		q = creditWindowSpendSQL
 	}
-	_, err := r.db.NewRaw(addWindowSpendSQL, tenantID, cardID, w.Day, delta, tenantID, cardID, w.Week, delta,
-		tenantID, cardID, w.Month, delta).Exec(ctx)
+	_, err := rawQuerier(r.db).ExecContext(ctx, q, tenantID, cardID, w.Day, w.Week, w.Month, delta)
 	return err
 }
 
@@ -346,53 +361,57 @@ func (r cardRepo) CreateAuthorization(ctx context.Context, a card.Authorization)
 	return err
 }
 
-// createSpendingAuthorizationSQL inserts an approval ($1–$23, card_authorizations' columns),
-// its event ($24–$28: id, type, data, created_at, repeatable, with the tenant, environment and
-// resource of the approval's) and adds its amount to its three windows (the approval's tenant,
-// card, window keys and amount), in one statement of one unchanging text: pgx prepares it once
-// per connection and PostgreSQL plans it once, where Bun's interpolation made every approval a
-// new text to parse and plan. The event's insert is recordEventQuery's, with its guard.
-const createSpendingAuthorizationSQL = `WITH created AS (
+// createSpendingAuthorizationSQL inserts an approval, its event and adds its amount to its
+// three windows (its card's spend row) in one statement of one unchanging text: pgx prepares it
+// once per connection and PostgreSQL plans it once. An approval's columns that are always the
+// same (nothing captured, no decline or reversal reason, no settlement, updated when created)
+// are constants of the text, so it sends 18 arguments: $1–$14 the approval's (id, tenant,
+// environment, card, amount, mcc, merchant, counterparty, the day, week and month keys, hold,
+// policy, policy decision), $15 its time, $16–$18 the event's id, type and data (its tenant,
+// environment, resource and time are the approval's). The event's insert is recordEventQuery's.
+var createSpendingAuthorizationSQL = `WITH created AS (
     INSERT INTO card_authorizations (id, tenant_id, environment, card_id, amount_base_units, captured_base_units,
         mcc, merchant_name, counterparty, status, decline_reason, reversal_reason, day_key, week_key, month_key,
         hold_transfer_id, policy_id, policy_decision_id, settlement_status, settlement_tx_hash, settlement_error,
         created_at, updated_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
+    VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8, 'APPROVED', NULL, NULL, $9, $10, $11, $12, $13, $14, NULL, NULL, NULL, $15, $15)
 ), announced AS (
     INSERT INTO events (id, tenant_id, environment, type, resource_id, data, created_at, dispatched_at)
-    SELECT $24, $2, $3, $25, $1, $26::text::jsonb, $27, ` + fannedOutUnlessEndpoint + `
+    SELECT $16, $2, $3, $17, $1, $18::text::jsonb, $15, ` + fannedOutUnlessEndpoint + `
 )
-INSERT INTO card_spend_windows (tenant_id, card_id, window_key, spent_base_units)
-VALUES ($2::text, $4::text, $13::text, $5::bigint), ($2::text, $4::text, $14::text, $5::bigint),
-    ($2::text, $4::text, $15::text, $5::bigint)
-ON CONFLICT (tenant_id, card_id, window_key) DO UPDATE SET spent_base_units = card_spend_windows.spent_base_units + EXCLUDED.spent_base_units`
+` + spendUpsert("$2", "$4", "$9", "$10", "$11", "$5")
 
 // CreateSpendingAuthorization inserts the approval, adds its amount to its three windows and
 // records its event in one statement (createSpendingAuthorizationSQL), saving the approval
-// two round trips. The event must be the approval's own (its tenant, environment and resource).
+// two round trips. a must be an approval as the decision makes it (nothing captured, no
+// reason, no settlement, updated when created), and the event the approval's own (its tenant,
+// environment, resource and time).
 func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Authorization, announce event.Event) error {
 	if err := announce.Validate(); err != nil {
 		return err
 	}
-	if announce.TenantID != a.TenantID || announce.Environment != a.Environment || announce.ResourceID != a.ID {
+	if announce.TenantID != a.TenantID || announce.Environment != a.Environment || announce.ResourceID != a.ID ||
+		!announce.CreatedAt.Equal(a.CreatedAt) {
 		return fmt.Errorf("event %s: not the approval %s's own", announce.ID, a.ID)
+	}
+	if a.Status != card.AuthApproved || a.CapturedAmount != 0 || a.DeclineReason != "" || a.ReversalReason != "" ||
+		a.SettlementStatus != card.SettlementNone || a.SettlementTxHash != "" || a.SettlementError != "" || !a.UpdatedAt.Equal(a.CreatedAt) {
+		return fmt.Errorf("authorization %s: not an approval as decided (%s)", a.ID, a.Status)
 	}
 	data, err := timestamp.Marshal(announce.Data)
 	if err != nil {
 		return fmt.Errorf("event %s: data: %w", announce.ID, err)
 	}
 	r.unit.touchCard(cardTouchKey(a.TenantID, a.CardID))
-	m := cardAuthorizationFromDomain(a)
-	args := []any{m.ID, m.TenantID, m.Environment, m.CardID, m.AmountBaseUnits, m.CapturedBaseUnits,
-		m.MCC, m.MerchantName, m.Counterparty, m.Status, m.DeclineReason, m.ReversalReason, m.DayKey, m.WeekKey, m.MonthKey,
-		m.HoldTransferID, m.PolicyID, m.PolicyDecisionID, m.SettlementStatus, m.SettlementTxHash, m.SettlementError,
-		m.CreatedAt, m.UpdatedAt,
-		announce.ID, announce.Type, string(data), announce.CreatedAt}
+	args := make([]any, 0, 19)
 	if deferrable(ctx) {
 		// The caller's last write (ports.WithLastWrite): it waits on the connection and travels
 		// with the next exchange or the COMMIT, whose failure it then is (driver.go).
-		args = append([]any{deferExec{}}, args...)
+		args = append(args, deferExec{})
 	}
+	args = append(args, a.ID, a.TenantID, string(a.Environment), a.CardID, a.Amount, a.MCC, a.MerchantName,
+		nullable(a.Counterparty), a.Windows.Day, a.Windows.Week, a.Windows.Month, nullable(a.HoldTransferID),
+		nullable(a.PolicyID), nullable(a.PolicyDecisionID), a.CreatedAt, announce.ID, announce.Type, string(data))
 	_, err = rawQuerier(r.db).ExecContext(ctx, createSpendingAuthorizationSQL, args...)
 	return err
 }

@@ -95,7 +95,7 @@ var CitusPlan = concatPlans(
 		dist("events"), dist("webhook_endpoints"), dist("webhook_deliveries"), dist("webhook_attempts"),
 		// Cards: a card's decision (its lock, windows and event) on one shard group. Each table
 		// after the ones it keys to.
-		dist("cardholders"), dist("cards"), dist("card_authorizations"), dist("card_spend_windows"),
+		dist("cardholders"), dist("cards"), dist("card_authorizations"), dist("card_spend"),
 		// Policies: a gate's reads and its decision log. policies and policy_versions key to
 		// each other; the one placed first gets its key back once the other is placed.
 		dist("policies"), dist("policy_versions"), dist("policy_attachments"), dist("policy_decisions"),

@@ -12,18 +12,24 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// cardTables are the card capability's rows. Window spend is kept per card and window key, as
-// the Postgres accumulators are.
+// cardTables are the card capability's rows. Window spend is one row per card holding each
+// period's current window and spend, as PostgreSQL's card_spend is (cardSpend).
 type cardTables struct {
 	holders        table[card.Cardholder]
 	cards          table[card.Card]
 	authorizations table[card.Authorization]
-	spend          map[string]int64 // cardID + "|" + window key
+	spend          map[string]cardSpend // tenantID + "|" + cardID
+}
+
+// cardSpend is a card's spend row: per period (day, week, month) its window's key and spend.
+type cardSpend struct {
+	keys  [3]string
+	spent [3]int64
 }
 
 func newCardTables() cardTables {
 	return cardTables{holders: newTable[card.Cardholder](), cards: newTable[card.Card](),
-		authorizations: newTable[card.Authorization](), spend: map[string]int64{}}
+		authorizations: newTable[card.Authorization](), spend: map[string]cardSpend{}}
 }
 
 func (c cardTables) clone() cardTables {
@@ -98,15 +104,38 @@ func (r cardRepo) ListCards(_ context.Context, tenantID string, env core.Environ
 	return out, total, nil
 }
 
+// WindowSpend reads the card's spend row in w: a period whose window is before w's rolled
+// over (nothing spent yet); a later one is the period an approval in w adds to.
 func (r cardRepo) WindowSpend(_ context.Context, tenantID, cardID string, w card.Windows) (card.Spend, error) {
-	s, k := r.t().spend, tenantID+"|"+cardID+"|"
-	return card.Spend{Daily: s[k+w.Day], Weekly: s[k+w.Week], Monthly: s[k+w.Month]}, nil
+	row, keys := r.t().spend[tenantID+"|"+cardID], [3]string{w.Day, w.Week, w.Month}
+	var got [3]int64
+	for i, k := range keys {
+		if row.keys[i] >= k {
+			got[i] = row.spent[i]
+		}
+	}
+	return card.Spend{Daily: got[0], Weekly: got[1], Monthly: got[2]}, nil
 }
 
+// AddWindowSpend debits as PostgreSQL's upsert does (a later window starts its period at the
+// amount, the row's window or an earlier one adds to the row's) and credits only the periods
+// still in the windows that consumed the amount.
 func (r cardRepo) AddWindowSpend(_ context.Context, tenantID, cardID string, w card.Windows, delta int64) error {
-	for _, key := range []string{w.Day, w.Week, w.Month} {
-		r.t().spend[tenantID+"|"+cardID+"|"+key] += delta
+	id := tenantID + "|" + cardID
+	row, keys := r.t().spend[id], [3]string{w.Day, w.Week, w.Month}
+	for i, k := range keys {
+		switch {
+		case delta < 0 && row.keys[i] != k:
+		case delta >= 0 && k > row.keys[i]:
+			row.keys[i], row.spent[i] = k, delta
+		default:
+			row.spent[i] += delta
+		}
+		if row.spent[i] < 0 {
+			return fmt.Errorf("fake: card %s's spend below zero", cardID)
+		}
 	}
+	r.t().spend[id] = row
 	return nil
 }
 
@@ -117,8 +146,13 @@ func (r cardRepo) CreateAuthorization(_ context.Context, a card.Authorization) e
 // CreateSpendingAuthorization is CreateAuthorization, AddWindowSpend and RecordEvent; like
 // PostgreSQL's, it refuses an event that is not the approval's own.
 func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Authorization, announce event.Event) error {
-	if announce.TenantID != a.TenantID || announce.Environment != a.Environment || announce.ResourceID != a.ID {
+	if announce.TenantID != a.TenantID || announce.Environment != a.Environment || announce.ResourceID != a.ID ||
+		!announce.CreatedAt.Equal(a.CreatedAt) {
 		return fmt.Errorf("fake: event %s is not the approval %s's own", announce.ID, a.ID)
+	}
+	if a.Status != card.AuthApproved || a.CapturedAmount != 0 || a.DeclineReason != "" || a.ReversalReason != "" ||
+		a.SettlementStatus != card.SettlementNone || a.SettlementTxHash != "" || a.SettlementError != "" || !a.UpdatedAt.Equal(a.CreatedAt) {
+		return fmt.Errorf("fake: authorization %s is not an approval as decided (%s)", a.ID, a.Status)
 	}
 	if err := r.CreateAuthorization(ctx, a); err != nil {
 		return err

@@ -20,6 +20,7 @@ func CardRepo(t *testing.T, s ports.Store) {
 		{"cardholders and cards list newest first, scoped; updates write", cardCRUD},
 		{"authorizations list newest first; the expiry and settlement passes find them", cardAuthorizations},
 		{"window spend adds up, none lost when units lock the card and add at once", cardSpendConcurrent},
+		{"window spend rolls over per period; a credit to a rolled-over period takes nothing from the current one", cardSpendRollover},
 	})
 }
 
@@ -145,4 +146,53 @@ func cardSpendConcurrent(t *testing.T, s ports.Store) {
 		}
 		return firstErr(err, err2, err3)
 	})
+}
+
+// cardSpendRollover walks a card's spend across windows, row by row: a period whose window
+// rolled over starts at zero; a credit (reversal, expiry, capture's remainder) in windows a period
+// has left takes nothing from that period's current window (nor sends it below zero); an
+// approval in windows taken just before a rollover another approval already made adds to the
+// current windows, and a read in the earlier windows sees those.
+func cardSpendRollover(t *testing.T, s ports.Store) {
+	c := newCard(t, s, newTenant(t, s).ID)
+	tue := time.Date(2026, 3, 3, 12, 0, 0, 0, time.UTC)
+	w0, w1, w2 := card.WindowsAt(tue), card.WindowsAt(tue.AddDate(0, 0, 1)), card.WindowsAt(tue.AddDate(0, 1, 12))
+	if w0.Week != w1.Week || w0.Month != w1.Month || w0.Day == w1.Day {
+		t.Fatalf("windows %+v and %+v: want one day apart in one week and month", w0, w1)
+	}
+	step := func(name string, fn func(ctx context.Context, tx ports.Tx) error, read card.Windows, want card.Spend) {
+		t.Helper()
+		unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+			if fn != nil {
+				noErr(t, name, fn(ctx, tx))
+			}
+			got, err := tx.Cards().WindowSpend(ctx, c.TenantID, c.ID, read)
+			noErr(t, name+": WindowSpend", err)
+			if got != want {
+				t.Errorf("%s: WindowSpend(%+v) = %+v, want %+v", name, read, got, want)
+			}
+			return nil
+		})
+	}
+	add := func(w card.Windows, delta int64) func(ctx context.Context, tx ports.Tx) error {
+		return func(ctx context.Context, tx ports.Tx) error {
+			return tx.Cards().AddWindowSpend(ctx, c.TenantID, c.ID, w, delta)
+		}
+	}
+	step("none yet", nil, w0, card.Spend{})
+	step("100 on Tuesday", add(w0, 100), w0, card.Spend{Daily: 100, Weekly: 100, Monthly: 100})
+	step("Wednesday's day starts at zero", nil, w1, card.Spend{Daily: 0, Weekly: 100, Monthly: 100})
+	step("40 on Wednesday", add(w1, 40), w1, card.Spend{Daily: 40, Weekly: 140, Monthly: 140})
+	step("Tuesday's windows read the current day", nil, w0, card.Spend{Daily: 40, Weekly: 140, Monthly: 140})
+	step("Tuesday's 100 credited back: the day rolled over and keeps 40", add(w0, -100), w1,
+		card.Spend{Daily: 40, Weekly: 40, Monthly: 40})
+	step("10 in Tuesday's windows after Wednesday's approval: counted on Wednesday", add(w0, 10), w1,
+		card.Spend{Daily: 50, Weekly: 50, Monthly: 50})
+	step("those 10 credited back: Wednesday's day keeps them", add(w0, -10), w1,
+		card.Spend{Daily: 50, Weekly: 40, Monthly: 40})
+	step("Wednesday's 40 credited back", add(w1, -40), w1, card.Spend{Daily: 10, Weekly: 0, Monthly: 0})
+	step("next month starts at zero", nil, w2, card.Spend{})
+	step("5 next month", add(w2, 5), w2, card.Spend{Daily: 5, Weekly: 5, Monthly: 5})
+	step("a credit in last month's windows takes nothing", add(w1, -10), w2, card.Spend{Daily: 5, Weekly: 5, Monthly: 5})
+	step("last month's windows read the current ones", nil, w1, card.Spend{Daily: 5, Weekly: 5, Monthly: 5})
 }
