@@ -35,7 +35,8 @@ CROSS JOIN LATERAL (VALUES (s.day_key::text, s.spent_daily), (s.week_key::text, 
     (s.month_key::text, s.spent_monthly)) AS w (key, spent)
 WHERE w.key <> '';
 
-CREATE OR REPLACE FUNCTION card_lock_for_decision(p_tenant text, p_environment text, p_id text, p_day text, p_week text, p_month text)
+DROP FUNCTION card_lock_for_decision(text, text, text, text, text, text, boolean);
+CREATE FUNCTION card_lock_for_decision(p_tenant text, p_environment text, p_id text, p_day text, p_week text, p_month text)
 RETURNS TABLE (card cards, spent_daily bigint, spent_weekly bigint, spent_monthly bigint, policy_attached boolean)
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -60,6 +61,22 @@ BEGIN
                    OR (a.subject_type = 'agent' AND a.subject_id = c.agent_id)))
     FROM card_spend_windows w
     WHERE w.tenant_id = p_tenant AND w.card_id = p_id AND w.window_key IN (p_day, p_week, p_month);
+END
+$$;
+
+CREATE FUNCTION card_lock_for_decision_skip(p_tenant text, p_environment text, p_id text, p_day text, p_week text, p_month text)
+RETURNS TABLE (card cards, spent_daily bigint, spent_weekly bigint, spent_monthly bigint, policy_attached boolean)
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+    PERFORM 1 FROM cards
+    WHERE tenant_id = p_tenant AND environment = p_environment AND id = p_id
+    FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    -- The card is this transaction's now: card_lock_for_decision's lock takes it again without
+    -- waiting, and its reads are the decision's.
+    RETURN QUERY SELECT * FROM card_lock_for_decision(p_tenant, p_environment, p_id, p_day, p_week, p_month);
 END
 $$;
 

@@ -61,16 +61,30 @@ DROP TABLE card_spend_windows;
 -- The decision's reads: the card's row locked, then its spend row in a fresh snapshot (the
 -- function is VOLATILE: each statement takes one, after the lock). A period whose key is
 -- before the decision's window rolled over: it spent nothing yet. A period at a later key
--- than the decision's is the one its approval adds to, and is read as it stands.
-CREATE OR REPLACE FUNCTION card_lock_for_decision(p_tenant text, p_environment text, p_id text, p_day text, p_week text, p_month text)
+-- than the decision's is the one its approval adds to, and is read as it stands. With p_skip
+-- (a pipeline batch's claim of its Idempotency-Keys) a card another transaction holds is
+-- skipped instead of waited for: no row comes back, and the authorization then locks the card
+-- with a statement of its own, so the batch's claim never waits for a card while it holds
+-- balance rows. It replaces card_lock_for_decision_skip, which took the card with SKIP LOCKED
+-- and then called this function, which took it again.
+DROP FUNCTION card_lock_for_decision_skip(text, text, text, text, text, text);
+DROP FUNCTION card_lock_for_decision(text, text, text, text, text, text);
+CREATE FUNCTION card_lock_for_decision(p_tenant text, p_environment text, p_id text, p_day text, p_week text, p_month text,
+    p_skip boolean DEFAULT false)
 RETURNS TABLE (card cards, spent_daily bigint, spent_weekly bigint, spent_monthly bigint, policy_attached boolean)
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
     c cards;
 BEGIN
-    SELECT * INTO c FROM cards
-    WHERE tenant_id = p_tenant AND environment = p_environment AND id = p_id
-    FOR UPDATE;
+    IF p_skip THEN
+        SELECT * INTO c FROM cards
+        WHERE tenant_id = p_tenant AND environment = p_environment AND id = p_id
+        FOR UPDATE SKIP LOCKED;
+    ELSE
+        SELECT * INTO c FROM cards
+        WHERE tenant_id = p_tenant AND environment = p_environment AND id = p_id
+        FOR UPDATE;
+    END IF;
     IF NOT FOUND THEN
         RETURN;
     END IF;

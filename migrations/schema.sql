@@ -51,15 +51,21 @@ CREATE TABLE public.cards (
     CONSTRAINT cards_weekly_limit_check CHECK ((weekly_limit > 0))
 );
 
-CREATE FUNCTION public.card_lock_for_decision(p_tenant text, p_environment text, p_id text, p_day text, p_week text, p_month text) RETURNS TABLE(card public.cards, spent_daily bigint, spent_weekly bigint, spent_monthly bigint, policy_attached boolean)
+CREATE FUNCTION public.card_lock_for_decision(p_tenant text, p_environment text, p_id text, p_day text, p_week text, p_month text, p_skip boolean DEFAULT false) RETURNS TABLE(card public.cards, spent_daily bigint, spent_weekly bigint, spent_monthly bigint, policy_attached boolean)
     LANGUAGE plpgsql
     AS $$
 DECLARE
     c cards;
 BEGIN
-    SELECT * INTO c FROM cards
-    WHERE tenant_id = p_tenant AND environment = p_environment AND id = p_id
-    FOR UPDATE;
+    IF p_skip THEN
+        SELECT * INTO c FROM cards
+        WHERE tenant_id = p_tenant AND environment = p_environment AND id = p_id
+        FOR UPDATE SKIP LOCKED;
+    ELSE
+        SELECT * INTO c FROM cards
+        WHERE tenant_id = p_tenant AND environment = p_environment AND id = p_id
+        FOR UPDATE;
+    END IF;
     IF NOT FOUND THEN
         RETURN;
     END IF;
@@ -76,22 +82,6 @@ BEGIN
                    OR (a.subject_type = 'agent' AND a.subject_id = c.agent_id)))
     FROM (SELECT) AS one
     LEFT JOIN card_spend s ON s.tenant_id = p_tenant AND s.card_id = p_id;
-END
-$$;
-
-CREATE FUNCTION public.card_lock_for_decision_skip(p_tenant text, p_environment text, p_id text, p_day text, p_week text, p_month text) RETURNS TABLE(card public.cards, spent_daily bigint, spent_weekly bigint, spent_monthly bigint, policy_attached boolean)
-    LANGUAGE plpgsql
-    AS $$
-BEGIN
-    PERFORM 1 FROM cards
-    WHERE tenant_id = p_tenant AND environment = p_environment AND id = p_id
-    FOR UPDATE SKIP LOCKED;
-    IF NOT FOUND THEN
-        RETURN;
-    END IF;
-    -- The card is this transaction's now: card_lock_for_decision's lock takes it again without
-    -- waiting, and its reads are the decision's.
-    RETURN QUERY SELECT * FROM card_lock_for_decision(p_tenant, p_environment, p_id, p_day, p_week, p_month);
 END
 $$;
 

@@ -109,7 +109,7 @@ CROSS JOIN LATERAL (
 WHERE q.i IN (SELECT i FROM ok)
 UNION ALL
 SELECT 3, cq.i, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, NULL, '', '', ` + cardDecisionColumns + `
-FROM cq CROSS JOIN LATERAL card_lock_for_decision_skip(cq.tenant, cq.environment, cq.id, cq.day, cq.week, cq.month) AS r`
+FROM cq CROSS JOIN LATERAL card_lock_for_decision(cq.tenant, cq.environment, cq.id, cq.day, cq.week, cq.month, true) AS r`
 
 // claimNeed is a unit parked for its batch's claim: its key and intent, then its outcome.
 type claimNeed struct {

@@ -16,7 +16,7 @@ import (
 //   - The order of the card paths: the card is locked only for a unit whose claim went and whose
 //     balance rows the claim locked, all of them (or the batch held them already), so the batch
 //     never holds a card without its hold's rows.
-//   - The claim never waits for a card: card_lock_for_decision_skip skips a card another
+//   - The claim never waits for a card: card_lock_for_decision with p_skip skips a card another
 //     transaction holds, and its unit locks it itself, as before (under lock_timeout, carried to
 //     the next batch when the card stays held).
 //   - Exact caps: the windows and the attachment check are read after the lock, in fresh

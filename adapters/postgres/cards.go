@@ -246,7 +246,7 @@ func (r cardRepo) LockCardAfterHold(ctx context.Context, tenantID string, env co
 	return r.LockCard(ctx, tenantID, env, id)
 }
 
-// lockCardForDecisionSQL runs card_lock_for_decision (migration 000061): the lock, then the
+// lockCardForDecisionSQL runs card_lock_for_decision (migrations 000061, 000080): the lock, then the
 // windows and the attachment check in fresh snapshots. Its columns are plain values (the MCC
 // lists as jsonb's text), so the query can carry the statements waiting on the connection (the
 // use case's savepoint) in its own exchange, and its text never changes, so pgx prepares it
