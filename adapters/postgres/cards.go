@@ -334,10 +334,10 @@ ON CONFLICT (tenant_id, card_id) DO UPDATE SET
 // amount).
 var addWindowSpendSQL = spendUpsert("$1", "$2", "$3", "$4", "$5", "$6")
 
-// creditWindowSpendSQL gives an amount back ($6, negative) to the periods of the card's spend
+// giveBackWindowSpendSQL gives an amount back ($6, negative) to the periods of the card's spend
 // row still in the windows that consumed it ($3–$5); a period that rolled over since is left
 // as it is, so the current window never goes down for an earlier window's credit.
-const creditWindowSpendSQL = `UPDATE card_spend SET
+const giveBackWindowSpendSQL = `UPDATE card_spend SET
     spent_daily = spent_daily + CASE WHEN day_key = $3 THEN $6::bigint ELSE 0 END,
     spent_weekly = spent_weekly + CASE WHEN week_key = $4 THEN $6::bigint ELSE 0 END,
     spent_monthly = spent_monthly + CASE WHEN month_key = $5 THEN $6::bigint ELSE 0 END
@@ -349,7 +349,7 @@ func (r cardRepo) AddWindowSpend(ctx context.Context, tenantID, cardID string, w
 	if delta < 0 {
 		// A credit gives back what an approval added; the checks keep a period from going
 		// below zero.
-		q = creditWindowSpendSQL
+		q = giveBackWindowSpendSQL
 	}
 	_, err := rawQuerier(r.db).ExecContext(ctx, q, tenantID, cardID, w.Day, w.Week, w.Month, delta)
 	return err
