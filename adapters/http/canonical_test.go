@@ -2,6 +2,8 @@ package http
 
 import (
 	"bytes"
+	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -47,6 +49,57 @@ func FuzzCanonicalJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		if alreadyCanonical(body) && !bytes.Equal(remarshalJSON(body), body) {
 			t.Fatalf("%q taken as canonical, but its canonical form is %q", body, remarshalJSON(body))
+		}
+	})
+}
+
+var keySeeds = []string{`{"amountUsd":"0.01","mcc":"5411","merchantName":"bench"}`, `{"amountUsd":"1","amountUsd":"2"}`, `{"AmountUsd":"1"}`,
+	` { "amountUsd" : "1" , "mcc" : "5411" } `, `{"amountUsd":"\u0031","merchantName":"a\"b"}`, `{"\u0061mountUsd":"1"}`, `{"amountUSD":"1"}`,
+	`{"perTransactionUsd":null,"blockedMcc":["5411"],"allowedMcc":null}`, `{"blockedMcc":["1","2"],"BlockedMcc":null}`,
+	`{"metadata":{"a":1,"a":2}}`, `{"metadata":{"A":1,"a":2}}`, `[{"a":1},{"a":1,"a":2}]`, `{"x":[[{"y":1,"y":2}]]}`}
+
+// TestCheckKeys_CheapCheckAgreesWithTheWalk: where the allocation-free check calls a body
+// clean, the token walk finds nothing either (and what it refuses, the check never calls clean).
+func TestCheckKeys_CheapCheckAgreesWithTheWalk(t *testing.T) {
+	for _, s := range keySeeds {
+		for _, typ := range keyCheckTypes() {
+			if keysPlainlyClean([]byte(s), typ) {
+				if err := walkKeys([]byte(s), typ); err != nil {
+					t.Errorf("%q into %v: the check calls it clean, the walk refuses: %v", s, typ, err)
+				}
+			}
+		}
+	}
+	for _, s := range []string{`{"amountUsd":"1","amountUsd":"2"}`, `{"AmountUsd":"1"}`, `{"amountUSD":"1"}`} {
+		if keysPlainlyClean([]byte(s), reflect.TypeFor[*cardAuthorizationRequest]()) {
+			t.Errorf("%q called clean", s)
+		}
+	}
+	if !keysPlainlyClean([]byte(` { "amountUsd" : "1" , "mcc" : "5411" , "merchantName" : "a\"b" } `), reflect.TypeFor[*cardAuthorizationRequest]()) {
+		t.Error("a clean body with spaces and an escaped value is not called clean")
+	}
+}
+
+func keyCheckTypes() []reflect.Type {
+	return []reflect.Type{reflect.TypeFor[*cardAuthorizationRequest](), reflect.TypeFor[*cardLimitsRequest](),
+		reflect.TypeFor[*offrampPaymentCreateRequest](), reflect.TypeFor[*map[string]any](), reflect.TypeFor[*[]map[string]any]()}
+}
+
+func FuzzCheckKeys(f *testing.F) {
+	for _, s := range keySeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, typ := range keyCheckTypes() {
+			dst := reflect.New(typ.Elem()).Interface()
+			if json.Unmarshal(body, dst) != nil {
+				continue // checkKeys only sees bodies that decoded
+			}
+			if keysPlainlyClean(body, typ) {
+				if err := walkKeys(body, typ); err != nil {
+					t.Fatalf("%q into %v: the check calls it clean, the walk refuses: %v", body, typ, err)
+				}
+			}
 		}
 	})
 }
