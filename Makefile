@@ -56,7 +56,8 @@ test: contracts browser softhsm alerts-check ## unit + integration tests against
 # gives every target that budget instead.
 FUZZ_TARGETS := ./core:FuzzParseUSD:200000x ./core/recipient:FuzzParsePhone:100000x \
 	./core/tenant:FuzzValidateAddress:180000x ./core/webhook:FuzzVerify:180000x \
-	./core/policy:FuzzParseDocumentCompile:180000x ./adapters/http:FuzzDecodeJSON:10000x
+	./core/policy:FuzzParseDocumentCompile:180000x ./adapters/http:FuzzDecodeJSON:10000x \
+	./adapters/http:FuzzCanonicalJSON:20000x ./adapters/http:FuzzCheckKeys:20000x
 FUZZTIME ?=
 
 .PHONY: fuzz

@@ -22,7 +22,24 @@ func decodeBody(c *fiber.Ctx, dst any) error {
 	if err := requireJSONMediaType(c); err != nil {
 		return err
 	}
-	return decodeJSON(c.Body(), dst)
+	return decodeJSON(requestBody(c), dst)
+}
+
+// localBody holds the request's body as requestBody read it.
+const localBody = "body"
+
+// requestBody is the request's body (decoded from its Content-Encoding), read once per request:
+// Fiber's Body walks every request header and, with Immutable, copies each header's name and
+// the whole body on every call, and a POST's body is read by the route's surface check, its
+// Idempotency-Key fingerprint, the media-type check and the decoder. The slice is a copy of
+// its own (Immutable), shared by every reader, which never change it.
+func requestBody(c *fiber.Ctx) []byte {
+	if b, ok := c.Locals(localBody).([]byte); ok {
+		return b
+	}
+	b := c.Body()
+	c.Locals(localBody, b)
+	return b
 }
 
 // requireJSONMediaType refuses a body sent under a media type other than JSON with 415
@@ -30,16 +47,25 @@ func decodeBody(c *fiber.Ctx, dst any) error {
 // form posted across sites) better named than parsed. A body without a Content-Type, and an
 // empty body, are read as JSON.
 func requireJSONMediaType(c *fiber.Ctx) error {
-	raw := strings.TrimSpace(string(c.Request().Header.ContentType()))
-	if raw == "" || len(bytes.TrimSpace(c.Body())) == 0 {
+	rawBytes := bytes.TrimSpace(c.Request().Header.ContentType())
+	if len(rawBytes) == 0 || len(bytes.TrimSpace(requestBody(c))) == 0 || isPlainJSONMediaType(rawBytes) {
 		return nil
 	}
-	media, _, err := mime.ParseMediaType(raw)
+	media, _, err := mime.ParseMediaType(string(rawBytes))
 	if err == nil && (media == "application/json" || strings.HasSuffix(media, "+json")) {
 		return nil
 	}
 	return core.E(core.CodeUnsupportedMediaType, "request bodies are JSON: send Content-Type: application/json").
 		WithDetails(map[string]any{"supported": []string{"application/json"}})
+}
+
+// isPlainJSONMediaType reports the two Content-Type values clients send nearly always,
+// "application/json" and "application/json; charset=utf-8" (any case), which
+// mime.ParseMediaType accepts as application/json; anything else takes the full parse.
+func isPlainJSONMediaType(v []byte) bool {
+	const plain, withCharset = "application/json", "application/json; charset=utf-8"
+	return (len(v) == len(plain) && strings.EqualFold(string(v), plain)) ||
+		(len(v) == len(withCharset) && strings.EqualFold(string(v), withCharset))
 }
 
 // decodeJSON decodes a JSON body strictly: unknown fields, wrong types, malformed JSON and

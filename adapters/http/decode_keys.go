@@ -16,6 +16,14 @@ import (
 // field of t only when compared without case. It runs after decoding, so the body is known to
 // be one well-formed JSON value.
 func checkKeys(body []byte, t reflect.Type) error {
+	if keysPlainlyClean(body, t) {
+		return nil
+	}
+	return walkKeys(body, t)
+}
+
+// walkKeys is checkKeys the long way, token by token, naming the first key it refuses.
+func walkKeys(body []byte, t reflect.Type) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	return keyWalker{dec}.value(t, "")

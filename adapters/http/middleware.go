@@ -230,21 +230,27 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	latency := time.Since(start)
 	status := c.Response().StatusCode()
 	route := endpointOf(c)
-	s.metrics.observe(strings.Clone(c.Method()), route, status, latency)
+	s.metrics.observe(c.Method(), route, status, latency)
 	s.recordRequest(c, route, status, start, latency)
-	attrs := []any{"requestId", requestID(c), "method", c.Method(), "route", route,
-		"status", status, "latencyMs", float64(latency.Microseconds()) / 1000}
-	if p, ok := principalOf(c); ok {
-		attrs = append(attrs, "principal", p.LogID(), "tenantId", p.TenantID)
-	}
-	if sc := trace.SpanContextFromContext(c.UserContext()); sc.IsValid() {
-		attrs = append(attrs, "traceId", sc.TraceID().String())
-	}
 	level := slog.LevelInfo
 	if status >= 500 {
 		level = slog.LevelError
 	}
-	s.log.Log(c.UserContext(), level, "request", attrs...)
+	if !s.log.Enabled(c.UserContext(), level) {
+		return nil
+	}
+	// The line's attributes are typed (LogAttrs), so none is boxed into an interface; the line
+	// is the one Log with the same keys and values writes.
+	var buf [8]slog.Attr
+	attrs := append(buf[:0], slog.String("requestId", requestID(c)), slog.String("method", c.Method()),
+		slog.String("route", route), slog.Int("status", status), slog.Float64("latencyMs", float64(latency.Microseconds())/1000))
+	if p, ok := principalOf(c); ok {
+		attrs = append(attrs, slog.String("principal", p.LogID()), slog.String("tenantId", p.TenantID))
+	}
+	if sc := trace.SpanContextFromContext(c.UserContext()); sc.IsValid() {
+		attrs = append(attrs, slog.String("traceId", sc.TraceID().String()))
+	}
+	s.log.LogAttrs(c.UserContext(), level, "request", attrs...)
 	return nil
 }
 
@@ -422,7 +428,7 @@ func idempotentRequest(c *fiber.Ctx, key string) (kernel.IdempotentRequest, bool
 func fingerprint(c *fiber.Ctx) string {
 	h := sha256.New()
 	h.Write([]byte(c.Method() + " " + c.Path() + "\n"))
-	h.Write(canonicalJSON(c.Body()))
+	h.Write(canonicalJSON(requestBody(c)))
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -451,6 +457,15 @@ func nullFields(body []byte, fields []string) []byte {
 }
 
 func canonicalJSON(body []byte) []byte {
+	if alreadyCanonical(body) {
+		return body
+	}
+	return remarshalJSON(body)
+}
+
+// remarshalJSON is the canonical form the long way: the body decoded (numbers as written) and
+// encoded again by encoding/json; a body that does not decode is its own form.
+func remarshalJSON(body []byte) []byte {
 	var v any
 	dec := json.NewDecoder(strings.NewReader(string(body)))
 	dec.UseNumber()

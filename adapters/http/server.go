@@ -309,7 +309,7 @@ func (s *Server) register(r Endpoint) {
 		if conflict {
 			c.Locals(localAgentConflict, true)
 		}
-		if secondary || (secondaryBody != nil && secondaryBody(c.Body())) {
+		if secondary || (secondaryBody != nil && secondaryBody(requestBody(c))) {
 			c.Locals(localSecondary, true)
 		}
 		return c.Next()

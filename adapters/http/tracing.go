@@ -16,13 +16,24 @@ import (
 // the route pattern once routing is known, and carries the request id and, once authenticated,
 // the tenant and environment. It runs outside observe, so the status it records is the final
 // one, errors rendered included.
+//
+// With no exporter (the global provider is OpenTelemetry's no-op one) the span records nothing:
+// its name and attributes are only built for a span that records, so an untraced request pays
+// the propagator's header reads and the no-op span, nothing more. No sampler this service can
+// be configured with (OTEL_TRACES_SAMPLER) reads a span's start attributes.
 func (s *Server) traceRequest(c *fiber.Ctx) error {
 	parent := otel.GetTextMapPropagator().Extract(c.UserContext(), fiberCarrier{c})
-	ctx, span := tracing.Tracer().Start(parent, "HTTP "+c.Method(), trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(attribute.String("http.request.method", c.Method()), attribute.String("corridor.request_id", requestID(c))))
+	ctx, span := tracing.Tracer().Start(parent, "HTTP", serverSpan)
 	defer span.End()
+	if span.IsRecording() {
+		span.SetName("HTTP " + c.Method())
+		span.SetAttributes(attribute.String("http.request.method", c.Method()), attribute.String("corridor.request_id", requestID(c)))
+	}
 	c.SetUserContext(ctx)
 	err := c.Next()
+	if !span.IsRecording() {
+		return err
+	}
 	route := endpointOf(c)
 	status := c.Response().StatusCode()
 	span.SetName(c.Method() + " " + route)
@@ -35,6 +46,9 @@ func (s *Server) traceRequest(c *fiber.Ctx) error {
 	}
 	return err
 }
+
+// serverSpan is the option every request's span starts with.
+var serverSpan = trace.WithSpanKind(trace.SpanKindServer)
 
 // fiberCarrier reads and writes trace headers of a Fiber request.
 type fiberCarrier struct{ c *fiber.Ctx }

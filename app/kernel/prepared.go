@@ -14,7 +14,7 @@ import (
 
 type preparedKey struct{}
 
-// prepared is one request's answers, keyed by what each answer depends on.
+// prepared is one request's answers, keyed by what each answer depends on (nil until the first).
 type prepared struct {
 	mu      sync.Mutex
 	answers map[string]any
@@ -26,7 +26,7 @@ func WithPrepared(ctx context.Context) context.Context {
 	if _, ok := ctx.Value(preparedKey{}).(*prepared); ok {
 		return ctx
 	}
-	return context.WithValue(ctx, preparedKey{}, &prepared{answers: map[string]any{}})
+	return context.WithValue(ctx, preparedKey{}, &prepared{})
 }
 
 // Remember keeps an answer learned while preparing; without a set (ctx not from WithPrepared)
@@ -34,6 +34,9 @@ func WithPrepared(ctx context.Context) context.Context {
 func Remember(ctx context.Context, key string, answer any) {
 	if set, ok := ctx.Value(preparedKey{}).(*prepared); ok {
 		set.mu.Lock()
+		if set.answers == nil { // most requests prepare nothing: the map is made for the first answer
+			set.answers = map[string]any{}
+		}
 		set.answers[key] = answer
 		set.mu.Unlock()
 	}

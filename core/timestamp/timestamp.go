@@ -29,7 +29,8 @@ func Format(t time.Time) string { return t.UTC().Format(Layout) }
 // Number type).
 var options = json.JoinOptions(jsonv1.DefaultOptionsV1(), json.WithMarshalers(json.JoinMarshalers(
 	json.MarshalFunc(func(t time.Time) ([]byte, error) {
-		return []byte(`"` + Format(t) + `"`), nil
+		b := make([]byte, 0, len(Layout)+2)
+		return append(t.UTC().AppendFormat(append(b, '"'), Layout), '"'), nil
 	}),
 	json.MarshalFunc(func(n stdjson.Number) ([]byte, error) {
 		if n == "" {
