@@ -276,9 +276,11 @@ func submitStarted(ctx context.Context, s *postgres.Store, fn func(ctx context.C
 // TestPipeline_OverlapCarriedUnitWaitsForItsBatch: with Overlap, a unit carried to the next
 // batch after the batch's claim took its key (a later statement of it met a lock another
 // transaction held) runs again only once the batch that claimed its key has ended: that batch
-// holds the key's lock until its COMMIT, so run beside it the unit would find its own key held
-// and be answered "in progress" (409 over HTTP). Here the first batch is held at its COMMIT
-// while the carried unit waits; it then claims its key and applies once.
+// holds the key's lock and the unit's rows until its COMMIT, so run beside it the unit meets
+// its own rows held and is carried again, or finds its own key held and is answered "in
+// progress" (409 over HTTP). Here the first batch is held at its COMMIT while the carried unit
+// waits; it then claims its key and applies once. Without the wait the unit is carried a second
+// time and is not answered.
 func TestPipeline_OverlapCarriedUnitWaitsForItsBatch(t *testing.T) {
 	t.Parallel()
 	p := newPipeDB(t, 4)
@@ -328,7 +330,16 @@ func TestPipeline_OverlapCarriedUnitWaitsForItsBatch(t *testing.T) {
 		_, _, err := tx.Ledger().Post(ctx, time.Now(), move("dep-filler", w.ID, a[2].ID, 5))
 		return err
 	})
-	if err := errors.Join(<-free, <-held, <-filler); err != nil {
+	var errs []error
+	for _, ch := range []chan error{free, held, filler} {
+		select {
+		case err := <-ch:
+			errs = append(errs, err)
+		case <-time.After(time.Minute): // run beside its batch, the carried unit never settles
+			t.Fatalf("a unit was not answered; stats %+v", s.PipelineStats())
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
 	if st := s.PipelineStats(); st.Conflicts != 1 || st.CarryWaits != 1 || st.Batches != 2 {
