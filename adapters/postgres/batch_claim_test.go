@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/corridorhq/corridor/adapters/postgres"
 	"github.com/corridorhq/corridor/core"
@@ -241,6 +244,12 @@ func TestPipeline_BatchClaimSkipsHeldRows(t *testing.T) {
 	if st := s.PipelineStats(); st.Conflicts != 1 || st.Batches != 2 || st.Retried != 0 || st.Claims != 1 {
 		t.Errorf("stats %+v: want one conflict, two batches, one batch claim", st)
 	}
+	// The tail's metrics count each unit once, however many batches it ran in.
+	m := pipelineMetrics(t, s)
+	if m["corridor_pipeline_unit_seconds"] != 3 || m["corridor_pipeline_unit_join_seconds"] != 3 ||
+		m["corridor_pipeline_batch_commit_seconds"] != 2 || m[`corridor_pipeline_unit_reruns_total{why="carried"}`] != 1 {
+		t.Errorf("metrics %v: want 3 units answered and joined once each, 2 COMMITs, 1 unit carried", m)
+	}
 	for _, ref := range []string{"dep-free", "dep-held", "dep-filler"} {
 		if n := p.transfers(t, ref); n != 1 {
 			t.Errorf("%s: %d transfers, want 1", ref, n)
@@ -261,5 +270,119 @@ func submitStarted(ctx context.Context, s *postgres.Store, fn func(ctx context.C
 		})
 	}()
 	<-started
+	return out
+}
+
+// TestPipeline_OverlapCarriedUnitWaitsForItsBatch: with Overlap, a unit carried to the next
+// batch after the batch's claim took its key (a later statement of it met a lock another
+// transaction held) runs again only once the batch that claimed its key has ended: that batch
+// holds the key's lock and the unit's rows until its COMMIT, so run beside it the unit meets
+// its own rows held and is carried again, or finds its own key held and is answered "in
+// progress" (409 over HTTP). Here the first batch is held at its COMMIT while the carried unit
+// waits; it then claims its key and applies once. Without the wait the unit is carried a second
+// time and is not answered.
+func TestPipeline_OverlapCarriedUnitWaitsForItsBatch(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 4)
+	gate := newCommitGate()
+	s := p.pipeline(t, postgres.WithBeforeCommit(postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true,
+		Overlap: true}, gate.hook))
+	ctx := context.Background()
+	w, a := p.world, p.accounts
+	holder, err := p.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Rollback() }()
+	if _, err := holder.ExecContext(ctx, "SELECT 1 FROM ledger_balances WHERE account_id = ? FOR UPDATE", a[3].ID); err != nil {
+		t.Fatal(err)
+	}
+	var runs atomic.Int64
+	free := submitStarted(ctx, s, depositUnit(w, a[0], "free", nil))
+	held := submitStarted(ctx, s, func(ctx context.Context, tx ports.Tx) error {
+		defer runs.Add(1)                                  // counts the runs that ended
+		return depositUnit(w, a[1], "held", func() error { // after its key was claimed: a row another transaction holds
+			btx, _ := postgres.TxFromContext(ctx)
+			_, err := btx.ExecContext(ctx, "SELECT 1 FROM ledger_balances WHERE account_id = ? FOR UPDATE", a[3].ID)
+			return err
+		})(ctx, tx)
+	})
+	<-gate.reached // the first batch, with the free unit, waits at its COMMIT; the held unit is carried
+	if err := holder.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	// Either the lane waits for that batch before it runs the carried unit again, or the unit
+	// runs beside it (waits for a lock, or ends): wait for one of them (bounded, so that the
+	// fault fails the assertions below instead of hanging) before letting the batch commit.
+	for deadline := time.Now().Add(30 * time.Second); s.PipelineStats().CarryWaits == 0 && time.Now().Before(deadline); {
+		var waiting int
+		if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 || runs.Load() >= 2 {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(gate.released)
+	filler := submitStarted(ctx, s, func(ctx context.Context, tx ports.Tx) error { // fills the next batch
+		_, _, err := tx.Ledger().Post(ctx, time.Now(), move("dep-filler", w.ID, a[2].ID, 5))
+		return err
+	})
+	var errs []error
+	for _, ch := range []chan error{free, held, filler} {
+		select {
+		case err := <-ch:
+			errs = append(errs, err)
+		case <-time.After(time.Minute): // run beside its batch, the carried unit never settles
+			t.Fatalf("a unit was not answered; stats %+v", s.PipelineStats())
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if st := s.PipelineStats(); st.Conflicts != 1 || st.CarryWaits != 1 || st.Batches != 2 {
+		t.Errorf("stats %+v: want one conflict, one batch waiting for its predecessor, two batches", st)
+	}
+	// The tail's metrics count each unit once, however many batches it ran in.
+	m := pipelineMetrics(t, s)
+	if m["corridor_pipeline_unit_seconds"] != 3 || m["corridor_pipeline_unit_join_seconds"] != 3 ||
+		m["corridor_pipeline_batch_commit_seconds"] != 2 || m[`corridor_pipeline_unit_reruns_total{why="carried"}`] != 1 {
+		t.Errorf("metrics %v: want 3 units answered and joined once each, 2 COMMITs, 1 unit carried", m)
+	}
+	for _, ref := range []string{"dep-free", "dep-held", "dep-filler"} {
+		if n := p.transfers(t, ref); n != 1 {
+			t.Errorf("%s: %d transfers, want 1", ref, n)
+		}
+	}
+	p.verify(t)
+}
+
+// pipelineMetrics gathers s's pipeline collectors: a histogram's observation count or a
+// counter's value, by name (a counter with a label as name{label="value"}).
+func pipelineMetrics(t *testing.T, s *postgres.Store) map[string]float64 {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(s.PipelineCollectors()...)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			name := f.GetName()
+			for _, l := range m.GetLabel() {
+				name += fmt.Sprintf("{%s=%q}", l.GetName(), l.GetValue())
+			}
+			switch {
+			case m.GetHistogram() != nil:
+				out[name] = float64(m.GetHistogram().GetSampleCount())
+			case m.GetCounter() != nil:
+				out[name] = m.GetCounter().GetValue()
+			}
+		}
+	}
 	return out
 }

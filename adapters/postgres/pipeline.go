@@ -78,7 +78,9 @@ import (
 // locked and the chain heads, which a batch takes only in its own write. Order is kept at the
 // end: N+1's write and COMMIT wait until N's COMMIT has returned and N's units were answered,
 // so a lane's batches commit and answer in the order they opened, and a unit is never
-// answered before a batch it could have followed.
+// answered before a batch it could have followed. A unit carried from N (it met a held lock)
+// is the exception to running beside N: N's claim holds its key's lock and its rows until N
+// ends, so the batch that runs it again opens only once N has (runBatch).
 
 // PipelineOptions configure the commit pipeline; Lanes <= 0 turns it off.
 type PipelineOptions struct {
@@ -196,6 +198,9 @@ type PipelineStats struct {
 	// UnitLoads are locking reads a unit running statements ran for its own transfer: rows
 	// and references neither the batch nor the unit's claim (claim_lock.go) had locked.
 	UnitLoads int64
+	// CarryWaits are batches (with Overlap) that waited for the lane's previous batch to end
+	// before opening, because they run units carried from it.
+	CarryWaits int64
 
 	// Where the lanes' time went, summed over the lanes: waiting for units to arrive (an
 	// empty queue, a batch's MaxWait; with Overlap also the previous batch's COMMIT while the
@@ -206,8 +211,8 @@ type PipelineStats struct {
 }
 
 type pipelineCounters struct {
-	batches, units, conflicts, retried, loads, unitLoads, claims atomic.Int64
-	laneTime, waitUnits, waitCommit                              atomic.Int64 // nanoseconds
+	batches, units, conflicts, retried, loads, unitLoads, claims, carryWaits atomic.Int64
+	laneTime, waitUnits, waitCommit                                          atomic.Int64 // nanoseconds
 }
 
 // PipelineStats reports the pipeline's counters (zero without a pipeline).
@@ -217,15 +222,19 @@ func (s *Store) PipelineStats() PipelineStats {
 	}
 	c := &s.pipe.stats
 	return PipelineStats{Batches: c.batches.Load(), Units: c.units.Load(), Conflicts: c.conflicts.Load(), Retried: c.retried.Load(),
-		Loads: c.loads.Load(), Claims: c.claims.Load(), UnitLoads: c.unitLoads.Load(), LaneTime: time.Duration(c.laneTime.Load()), LaneWaitUnits: time.Duration(c.waitUnits.Load()),
+		Loads: c.loads.Load(), Claims: c.claims.Load(), UnitLoads: c.unitLoads.Load(), CarryWaits: c.carryWaits.Load(), LaneTime: time.Duration(c.laneTime.Load()), LaneWaitUnits: time.Duration(c.waitUnits.Load()),
 		LaneWaitCommit: time.Duration(c.waitCommit.Load())}
 }
 
 // pipeUnit is one submitted unit of work; its caller's goroutine runs it when a lane says so.
 type pipeUnit struct {
-	ctx  context.Context
-	fn   func(ctx context.Context, tx ports.Tx) error
-	wake chan wake
+	ctx context.Context
+	// submitted is when the unit was submitted; admitted is set when a batch first admits it
+	// (the unit's wait to join a batch, pipeline_metrics.go).
+	submitted time.Time
+	admitted  bool
+	fn        func(ctx context.Context, tx ports.Tx) error
+	wake      chan wake
 	// carried: it met a held lock in a batch and runs again first in the next, claiming its key
 	// alone so that its statements may wait (batch_claim.go).
 	carried bool
@@ -247,9 +256,10 @@ type unitOutcome struct {
 // submit runs fn in a batch and returns its outcome once its batch committed. A panic in fn
 // is raised again once the batch is done with the unit.
 func (p *pipeline) submit(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
-	u := &pipeUnit{ctx: ctx, fn: fn, wake: make(chan wake, 1)}
+	u := &pipeUnit{ctx: ctx, fn: fn, wake: make(chan wake, 1), submitted: time.Now()}
 	p.inflight.Add(1)
 	defer p.inflight.Add(-1)
+	defer p.metrics.answered(u.submitted)
 	if err := p.enqueue(ctx, u); errors.Is(err, errNoLane) {
 		return p.direct(ctx, fn)
 	} else if err != nil {
@@ -305,6 +315,7 @@ func (p *pipeline) enqueue(ctx context.Context, u *pipeUnit) error {
 		case q <- u:
 			return nil
 		case <-patience.C:
+			p.metrics.spills.Inc()
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-p.stop:
@@ -441,6 +452,16 @@ const maxSQLUnits = 60
 // next batch. With Overlap it returns once the units have run, and the commit goes on in a
 // committer whose end the returned channel signals.
 func (p *pipeline) runBatch(own chan *pipeUnit, carried []*pipeUnit, prev <-chan struct{}) ([]*pipeUnit, <-chan struct{}) {
+	if prev != nil && carriesUnits(carried) {
+		// A unit carried from the previous batch left its key's claim and its rows there (the
+		// batch's claim is the batch's, not the unit's: batch_claim.go) until that batch ends;
+		// run again beside it, it would find its own key held and be answered "in progress".
+		p.stats.carryWaits.Add(1)
+		waiting := time.Now()
+		<-prev
+		p.stats.waitCommit.Add(int64(time.Since(waiting)))
+		prev = nil
+	}
 	b := p.openBatch(carried)
 	if b == nil {
 		return nil, prev
@@ -450,6 +471,16 @@ func (p *pipeline) runBatch(own chan *pipeUnit, carried []*pipeUnit, prev <-chan
 		return b.runAlone(), prev
 	}
 	return b.finish(prev)
+}
+
+// carriesUnits reports whether units holds a unit carried from a previous batch.
+func carriesUnits(units []*pipeUnit) bool {
+	for _, u := range units {
+		if u.carried {
+			return true
+		}
+	}
+	return false
 }
 
 // openBatch begins the batch's transaction for the carried units, watching their contexts
@@ -613,6 +644,10 @@ func (b *batch) admit(u *pipeUnit) {
 
 // add adds u to the batch (a carried unit's context was watched before BEGIN).
 func (b *batch) add(u *pipeUnit) {
+	if !u.admitted {
+		u.admitted = true
+		b.p.metrics.joined(u.submitted)
+	}
 	m := &member{u: u, b: b}
 	m.l = b.ledger.unit(m, b.tx.Tx)
 	b.members = append(b.members, m)
@@ -911,6 +946,7 @@ func (b *batch) commit(ctx context.Context, prev <-chan struct{}) []*pipeUnit {
 	// COMMIT (driver.go), so a batch of transfers costs two exchanges: its locking read (with
 	// BEGIN) and its COMMIT.
 	var err error
+	writing := time.Now()
 	if b.open != nil {
 		_, err = b.tx.Tx.ExecContext(ctx, "RELEASE SAVEPOINT corridor_unit", deferExec{})
 	}
@@ -931,6 +967,7 @@ func (b *batch) commit(ctx context.Context, prev <-chan struct{}) []*pipeUnit {
 	}
 	if err == nil {
 		err = b.tx.Commit()
+		b.p.metrics.commit.Observe(time.Since(writing).Seconds())
 	} else {
 		_ = b.tx.Rollback()
 	}

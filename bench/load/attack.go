@@ -29,7 +29,7 @@ func observed(ctx context.Context, o options, t *target, e *env, s scenario) (sc
 		return scenarioResult{}, err
 	}
 	costsBefore := t.snapshot(ctx, true)
-	lanesBefore := laneSnapshot(ctx, t.metricsURL)
+	lanesBefore, lanesFrom := laneSnapshot(ctx, t.metricsURL), time.Now()
 	if o.profile != "" {
 		t.resetStatements(ctx)
 		costsBefore.statements = 0
@@ -71,7 +71,7 @@ func observed(ctx context.Context, o options, t *target, e *env, s scenario) (sc
 	if selfAfter, ok := cpuSeconds(os.Getpid()); ok && selfOK {
 		r.LoadGeneratorCPUMsPerRequest = perRequest(selfBefore, selfAfter)
 	}
-	r.Lanes = lanesBetween(lanesBefore, laneSnapshot(ctx, t.metricsURL))
+	r.Lanes = lanesBetween(lanesBefore, laneSnapshot(ctx, t.metricsURL), time.Since(lanesFrom))
 	r.perRequest(costsBefore, t.snapshot(ctx, true))
 	if o.profile != "" {
 		path := filepath.Join(o.profile, s.Name+".statements.txt")

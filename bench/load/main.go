@@ -247,6 +247,9 @@ func printSummary(results []scenarioResult, pipe *pipelineResult) {
 		}
 		if r.Lanes != nil {
 			fmt.Printf("%s: pipeline: %s\n", r.Name, r.Lanes)
+			if tail := r.Lanes.Tail(); tail != "" {
+				fmt.Printf("%s: tail: %s\n", r.Name, tail)
+			}
 		}
 	}
 	printMoney(os.Stdout, results, pipe)
