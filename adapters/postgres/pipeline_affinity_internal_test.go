@@ -42,7 +42,7 @@ func TestQueueFor(t *testing.T) {
 // it, and when the lane is stuck in a batch (nothing receives from it) the unit goes to the
 // shared queue after its patience, where another lane takes it.
 func TestEnqueue_AStuckLaneHoldsNoOneUp(t *testing.T) {
-	p := &pipeline{queue: make(chan *pipeUnit), stop: make(chan struct{})}
+	p := &pipeline{queue: make(chan *pipeUnit), stop: make(chan struct{}), metrics: newPipelineMetrics()}
 	for range 2 {
 		p.lanes = append(p.lanes, make(chan *pipeUnit))
 	}
@@ -77,7 +77,7 @@ func TestEnqueue_AStuckLaneHoldsNoOneUp(t *testing.T) {
 // for a lane; elsewhere it waits for a lane until its context ends.
 func TestEnqueue_OnCitusNoLaneRunsAlone(t *testing.T) {
 	for _, citus := range []bool{true, false} {
-		p := &pipeline{queue: make(chan *pipeUnit), stop: make(chan struct{}), citus: citus,
+		p := &pipeline{queue: make(chan *pipeUnit), stop: make(chan struct{}), metrics: newPipelineMetrics(), citus: citus,
 			opts: PipelineOptions{AffinityPatience: time.Millisecond}}
 		p.lanes = append(p.lanes, make(chan *pipeUnit), make(chan *pipeUnit))
 		ctx, cancel := context.WithCancel(ports.WithAffinity(context.Background(), "ten_stuck"))
