@@ -47,10 +47,13 @@ type Config struct {
 	// SharedRateLimits counts the request limits in the database every replica shares
 	// (RATE_LIMIT_STORE=postgres) instead of in this process.
 	SharedRateLimits bool
-	BodyLimitBytes   int
-	DBMaxConns       int
-	IdempotencyTTL   time.Duration
-	Chains           ChainAddresses
+	// SharedRateLimitTimeout bounds one shared limit decision before a request is limited by
+	// this process's own count (0: the HTTP adapter's 250 ms).
+	SharedRateLimitTimeout time.Duration
+	BodyLimitBytes         int
+	DBMaxConns             int
+	IdempotencyTTL         time.Duration
+	Chains                 ChainAddresses
 	// ChainAdapters are the chains per environment (the simulated chain in tests, a dev or
 	// real node in serve). Capabilities report a chain available only when it is here.
 	ChainAdapters map[core.Environment]ports.Chain
@@ -443,6 +446,7 @@ func newHTTPServer(cfg Config, db *bun.DB, store *postgres.Store, services *regi
 		OperatorToken:      cfg.OperatorToken,
 		ClaimLinkRateLimit: cfg.ClaimLinkRateLimit,
 		SharedLimits:       sharedLimits(cfg, db),
+		SharedLimitTimeout: cfg.SharedRateLimitTimeout,
 		Timeouts:           cfg.HTTPTimeouts,
 		TrustedProxies:     cfg.TrustedProxies,
 		CheckoutPageBase:   cfg.checkoutPageBase(),

@@ -31,10 +31,10 @@ var (
 	_ callerLimiter = (*sharedWindow)(nil)
 )
 
-// sharedDecisionTimeout bounds one shared limit decision. A limit is a guard, not a ledger:
-// when the database cannot answer in time the request is judged by the process's own limiter
-// instead (fail open to the per-replica figure), and the request's own work meets the same
-// database right after.
+// sharedDecisionTimeout bounds one shared limit decision unless Config.SharedLimitTimeout
+// says otherwise. A limit is a guard, not a ledger: when the database cannot answer in time the
+// request is judged by the process's own limiter instead (fail open to the per-replica
+// figure), and the request's own work meets the same database right after.
 const sharedDecisionTimeout = 250 * time.Millisecond
 
 // sharedBucket is a token bucket every replica spends from; name keeps its keys apart from
@@ -43,16 +43,17 @@ type sharedBucket struct {
 	name     string
 	store    SharedLimits
 	cfg      RateLimit
+	timeout  time.Duration
 	fallback *limiter
 	log      *slog.Logger
 }
 
-func newSharedBucket(name string, store SharedLimits, cfg RateLimit, log *slog.Logger) *sharedBucket {
-	return &sharedBucket{name: name, store: store, cfg: cfg, fallback: newLimiter(cfg), log: log}
+func newSharedBucket(name string, store SharedLimits, cfg RateLimit, timeout time.Duration, log *slog.Logger) *sharedBucket {
+	return &sharedBucket{name: name, store: store, cfg: cfg, timeout: timeout, fallback: newLimiter(cfg), log: log}
 }
 
 func (b *sharedBucket) allow(id string, now time.Time) (bool, time.Duration) {
-	ctx, cancel := context.WithTimeout(context.Background(), sharedDecisionTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
 	defer cancel()
 	ok, wait, err := b.store.TakeToken(ctx, b.name+"|"+id, b.cfg.PerSecond, b.cfg.Burst)
 	if err != nil {
@@ -68,17 +69,18 @@ type sharedWindow struct {
 	store    SharedLimits
 	limit    int
 	window   time.Duration
+	timeout  time.Duration
 	fallback *windowLimiter
 	log      *slog.Logger
 }
 
-func newSharedWindow(name string, store SharedLimits, limit int, window time.Duration, log *slog.Logger) *sharedWindow {
-	return &sharedWindow{name: name, store: store, limit: limit, window: window,
+func newSharedWindow(name string, store SharedLimits, limit int, window, timeout time.Duration, log *slog.Logger) *sharedWindow {
+	return &sharedWindow{name: name, store: store, limit: limit, window: window, timeout: timeout,
 		fallback: newWindowLimiter(limit, window), log: log}
 }
 
 func (w *sharedWindow) allow(id string, now time.Time) (bool, time.Duration) {
-	ctx, cancel := context.WithTimeout(context.Background(), sharedDecisionTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), w.timeout)
 	defer cancel()
 	ok, wait, err := w.store.TakeInWindow(ctx, w.name+"|"+id, w.limit, w.window)
 	if err != nil {
@@ -97,10 +99,14 @@ func newLimiters(cfg Config, log *slog.Logger) (general, claims, ephemeral calle
 		}
 		return general, claims, ephemeral
 	}
-	claims = newSharedBucket("claim-link", cfg.SharedLimits, cfg.ClaimLinkRateLimit, log)
-	ephemeral = newSharedWindow("ephemeral-key", cfg.SharedLimits, ephemeralKeysPerMinute, time.Minute, log)
+	timeout := cfg.SharedLimitTimeout
+	if timeout <= 0 {
+		timeout = sharedDecisionTimeout
+	}
+	claims = newSharedBucket("claim-link", cfg.SharedLimits, cfg.ClaimLinkRateLimit, timeout, log)
+	ephemeral = newSharedWindow("ephemeral-key", cfg.SharedLimits, ephemeralKeysPerMinute, time.Minute, timeout, log)
 	if cfg.RateLimit.PerSecond > 0 {
-		general = newSharedBucket("general", cfg.SharedLimits, cfg.RateLimit, log)
+		general = newSharedBucket("general", cfg.SharedLimits, cfg.RateLimit, timeout, log)
 	}
 	return general, claims, ephemeral
 }

@@ -65,6 +65,9 @@ type Config struct {
 	// counts against the same figure (RATE_LIMIT_STORE=postgres). Nil: each process counts
 	// its own, for a single replica.
 	SharedLimits SharedLimits
+	// SharedLimitTimeout bounds one shared limit decision before the request is judged by this
+	// process's own count instead (0: 250 ms).
+	SharedLimitTimeout time.Duration
 	// Timeouts bound reading a request, writing a response and keeping an idle connection;
 	// zero fields take DefaultTimeouts.
 	Timeouts Timeouts

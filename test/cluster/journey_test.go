@@ -106,6 +106,10 @@ func sizeOfJourney() journeySize {
 func clusterConfig(standbyURL string) func(*wiring.Config) {
 	return func(c *wiring.Config) {
 		c.SharedRateLimits = true
+		// The limit across replicas is what is checked, not the fallback to a replica's own
+		// count when the database answers a decision late (250 ms), which a loaded machine
+		// reaches.
+		c.SharedRateLimitTimeout = 10 * time.Second
 		c.DatabaseReadURL, c.ReadMaxLag = standbyURL, 200*time.Millisecond
 		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 		c.Checkout = checkouts.Config{Confirmations: 1, PollInterval: 200 * time.Millisecond}
