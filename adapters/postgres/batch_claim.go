@@ -245,6 +245,12 @@ func (b *batch) claimAll(ctx context.Context) {
 	}
 	a := b.claimArgs(parked)
 	b.p.stats.claims.Add(1)
+	// Approvals of units that ended before the claim are written first: it reads cards.
+	if err := writeApprovals(ctx, b.tx.Tx, b.ledger.approvals, &b.p.stats.approvalWrites); err != nil {
+		b.poison(err)
+		return
+	}
+	b.ledger.approvals = nil
 	// Its generic plan (claim_lock.go says why), set for it alone; both settings wait on the
 	// connection and travel with it and with the next exchange.
 	if _, err := b.q.ExecContext(ctx, "SET LOCAL plan_cache_mode = force_generic_plan", deferExec{}); err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/uptrace/bun"
 
 	"github.com/corridorhq/corridor/adapters/postgres"
 	"github.com/corridorhq/corridor/core"
@@ -208,14 +209,7 @@ func TestPipeline_BatchClaimSkipsHeldRows(t *testing.T) {
 	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
 	ctx := context.Background()
 	w, a := p.world, p.accounts
-	holder, err := p.db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = holder.Rollback() }()
-	if _, err := holder.ExecContext(ctx, "SELECT 1 FROM ledger_balances WHERE account_id = ? FOR UPDATE", a[1].ID); err != nil {
-		t.Fatal(err)
-	}
+	holder := holdBalanceRow(t, p, a[1].ID)
 	submit := func(fn func(ctx context.Context, tx ports.Tx) error) chan error { return submitStarted(ctx, s, fn) }
 	free := submit(depositUnit(w, a[0], "free", nil))
 	held := submit(depositUnit(w, a[1], "held", nil))
@@ -245,6 +239,22 @@ func TestPipeline_BatchClaimSkipsHeldRows(t *testing.T) {
 		t.Errorf("stats %+v: want one conflict, two batches, one batch claim", st)
 	}
 	assertCarriedOnce(t, s, p)
+}
+
+// holdBalanceRow locks an account's balance row in a transaction of its own, as another
+// transaction would hold it; the test rolls it back to free the row (and at its end).
+func holdBalanceRow(t *testing.T, p pipeDB, accountID string) bun.Tx {
+	t.Helper()
+	ctx := context.Background()
+	holder, err := p.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = holder.Rollback() })
+	if _, err := holder.ExecContext(ctx, "SELECT 1 FROM ledger_balances WHERE account_id = ? FOR UPDATE", accountID); err != nil {
+		t.Fatal(err)
+	}
+	return holder
 }
 
 // submitStarted runs fn in a unit of s in the background, once the unit has started: its
@@ -278,14 +288,7 @@ func TestPipeline_OverlapCarriedUnitWaitsForItsBatch(t *testing.T) {
 		Overlap: true}, gate.hook))
 	ctx := context.Background()
 	w, a := p.world, p.accounts
-	holder, err := p.db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = holder.Rollback() }()
-	if _, err := holder.ExecContext(ctx, "SELECT 1 FROM ledger_balances WHERE account_id = ? FOR UPDATE", a[3].ID); err != nil {
-		t.Fatal(err)
-	}
+	holder := holdBalanceRow(t, p, a[3].ID)
 	var runs atomic.Int64
 	free := submitStarted(ctx, s, depositUnit(w, a[0], "free", nil))
 	held := submitStarted(ctx, s, func(ctx context.Context, tx ports.Tx) error {

@@ -321,14 +321,17 @@ func spendUpsert(tenant, cardID, day, week, month, amount string) string {
 	return `INSERT INTO card_spend AS s (tenant_id, card_id, day_key, spent_daily, week_key, spent_weekly, month_key, spent_monthly)
 VALUES (` + tenant + `::text, ` + cardID + `::text, ` + day + `::text, ` + amount + `::bigint, ` + week + `::text, ` + amount + `::bigint, ` +
 		month + `::text, ` + amount + `::bigint)
-ON CONFLICT (tenant_id, card_id) DO UPDATE SET
+` + spendOnConflict
+}
+
+// spendOnConflict is spendUpsert's and writeApprovalsSQL's update of a card's existing spend row.
+const spendOnConflict = `ON CONFLICT (tenant_id, card_id) DO UPDATE SET
     spent_daily = CASE WHEN EXCLUDED.day_key > s.day_key THEN EXCLUDED.spent_daily ELSE s.spent_daily + EXCLUDED.spent_daily END,
     day_key = greatest(s.day_key, EXCLUDED.day_key),
     spent_weekly = CASE WHEN EXCLUDED.week_key > s.week_key THEN EXCLUDED.spent_weekly ELSE s.spent_weekly + EXCLUDED.spent_weekly END,
     week_key = greatest(s.week_key, EXCLUDED.week_key),
     spent_monthly = CASE WHEN EXCLUDED.month_key > s.month_key THEN EXCLUDED.spent_monthly ELSE s.spent_monthly + EXCLUDED.spent_monthly END,
     month_key = greatest(s.month_key, EXCLUDED.month_key)`
-}
 
 // addWindowSpendSQL is AddWindowSpend's debit ($1 tenant, $2 card, $3–$5 the windows, $6 the
 // amount).
@@ -403,6 +406,13 @@ func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Author
 		return fmt.Errorf("event %s: data: %w", announce.ID, err)
 	}
 	r.unit.touchCard(cardTouchKey(a.TenantID, a.CardID))
+	if deferrable(ctx) && r.unit.holdApproval(heldApproval{id: a.ID, tenant: a.TenantID, env: string(a.Environment), cardID: a.CardID,
+		amount: a.Amount, mcc: a.MCC, merchant: a.MerchantName, counterparty: nullable(a.Counterparty), day: a.Windows.Day,
+		week: a.Windows.Week, month: a.Windows.Month, hold: nullable(a.HoldTransferID), policy: nullable(a.PolicyID),
+		decision: nullable(a.PolicyDecisionID), at: a.CreatedAt, eventID: announce.ID, eventType: announce.Type,
+		data: string(data)}) {
+		return nil // written by the batch with its ledger rows, before its COMMIT (batch_approvals.go)
+	}
 	args := make([]any, 0, 19)
 	if deferrable(ctx) {
 		// The caller's last write (ports.WithLastWrite): it waits on the connection and travels

@@ -48,6 +48,8 @@ type batchLedger struct {
 	pending  []bufferedTransfer // buffered by finished units, not yet written
 	// records are the idempotency records of finished units, written before COMMIT (batch_records.go).
 	records []ports.IdempotencyRecord
+	// approvals are the card approvals of finished units, not written yet (batch_approvals.go).
+	approvals []heldApproval
 }
 
 type refKey struct{ environment, reference string }
@@ -101,6 +103,9 @@ type unitLedger struct {
 	err           error                     // a write the unit could not report (LedgerReports' flush)
 	lockConflict  bool                      // a statement of the unit would have waited on a lock
 	records       []ports.IdempotencyRecord // the unit's idempotency records, for the batch's write (batch_records.go)
+	// approvals are the unit's held card approvals; flushedApprovals the batch's ones it wrote,
+	// back to the batch on rollback (batch_approvals.go).
+	approvals, flushedApprovals []heldApproval
 }
 
 func (b *batchLedger) unit(m *member, q *sql.Tx) *unitLedger {
@@ -154,6 +159,7 @@ func (u *unitLedger) merge() {
 	}
 	u.batch.pending = append(u.batch.pending, u.pending...)
 	u.batch.records = append(u.batch.records, u.records...)
+	u.batch.approvals = append(u.batch.approvals, u.approvals...)
 }
 
 // discard drops a failed unit's layer and gives the batch back the rows the unit wrote for it.
@@ -163,6 +169,10 @@ func (u *unitLedger) discard() {
 	}
 	u.known, u.refs, u.pending, u.flushedParent = map[string]knownBalance{}, map[refKey]ledger.Transfer{}, nil, nil
 	u.records = nil
+	if len(u.flushedApprovals) > 0 {
+		u.batch.approvals = append(u.flushedApprovals, u.batch.approvals...)
+	}
+	u.approvals, u.flushedApprovals = nil, nil
 }
 
 // ledgerMark is a unit's ledger layer as it stood when a nested unit of work opened its
@@ -171,6 +181,7 @@ type ledgerMark struct {
 	known                                map[string]knownBalance
 	refs                                 map[refKey]ledger.Transfer
 	pending, batchPending, flushedParent []bufferedTransfer
+	approvals, batchApprovals, flushed   []heldApproval
 	forget                               bool
 	err                                  error
 }
@@ -183,7 +194,8 @@ type ledgerMark struct {
 // nested unit the size of its batch.
 func (u *unitLedger) mark() ledgerMark {
 	return ledgerMark{known: maps.Clone(u.known), refs: maps.Clone(u.refs), pending: slices.Clip(u.pending),
-		batchPending: slices.Clip(u.batch.pending), flushedParent: slices.Clip(u.flushedParent), forget: u.forget, err: u.err}
+		batchPending: slices.Clip(u.batch.pending), flushedParent: slices.Clip(u.flushedParent), approvals: slices.Clip(u.approvals),
+		batchApprovals: slices.Clip(u.batch.approvals), flushed: slices.Clip(u.flushedApprovals), forget: u.forget, err: u.err}
 }
 
 // restore puts the layer back as mark found it, after the nested unit was rolled back to its
@@ -192,6 +204,7 @@ func (u *unitLedger) mark() ledgerMark {
 func (u *unitLedger) restore(m ledgerMark) {
 	u.known, u.refs, u.pending, u.forget, u.err = m.known, m.refs, m.pending, m.forget, m.err
 	u.batch.pending, u.flushedParent = m.batchPending, m.flushedParent
+	u.approvals, u.batch.approvals, u.flushedApprovals = m.approvals, m.batchApprovals, m.flushed
 }
 
 // balancesKnown answers Balances from the layer when it knows every asked account: rows the

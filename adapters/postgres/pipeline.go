@@ -201,6 +201,9 @@ type PipelineStats struct {
 	// CarryWaits are batches (with Overlap) that waited for the lane's previous batch to end
 	// before opening, because they run units carried from it.
 	CarryWaits int64
+	// ApprovalWrites are the statements that wrote card approvals the batches held
+	// (batch_approvals.go): one per batch at most, unless a unit's statement came after some.
+	ApprovalWrites int64
 
 	// Where the lanes' time went, summed over the lanes: waiting for units to arrive (an
 	// empty queue, a batch's MaxWait; with Overlap also the previous batch's COMMIT while the
@@ -212,6 +215,7 @@ type PipelineStats struct {
 
 type pipelineCounters struct {
 	batches, units, conflicts, retried, loads, unitLoads, claims, carryWaits atomic.Int64
+	approvalWrites                                                           atomic.Int64
 	laneTime, waitUnits, waitCommit                                          atomic.Int64 // nanoseconds
 }
 
@@ -222,7 +226,7 @@ func (s *Store) PipelineStats() PipelineStats {
 	}
 	c := &s.pipe.stats
 	return PipelineStats{Batches: c.batches.Load(), Units: c.units.Load(), Conflicts: c.conflicts.Load(), Retried: c.retried.Load(),
-		Loads: c.loads.Load(), Claims: c.claims.Load(), UnitLoads: c.unitLoads.Load(), CarryWaits: c.carryWaits.Load(), LaneTime: time.Duration(c.laneTime.Load()), LaneWaitUnits: time.Duration(c.waitUnits.Load()),
+		Loads: c.loads.Load(), Claims: c.claims.Load(), UnitLoads: c.unitLoads.Load(), CarryWaits: c.carryWaits.Load(), ApprovalWrites: c.approvalWrites.Load(), LaneTime: time.Duration(c.laneTime.Load()), LaneWaitUnits: time.Duration(c.waitUnits.Load()),
 		LaneWaitCommit: time.Duration(c.waitCommit.Load())}
 }
 
@@ -798,10 +802,12 @@ func (m *member) enterSQL() {
 	b.sqlUnits++
 }
 
-// enterSQLFor runs enterSQL for the unit a statement's context belongs to, if any.
+// enterSQLFor runs enterSQL for the unit a statement's context belongs to, if any, and has
+// the approvals its batch holds written first (batch_approvals.go).
 func enterSQLFor(ctx context.Context) {
 	if ul, _ := ctx.Value(unitKey{}).(*unitLedger); ul != nil {
 		ul.m.enterSQL()
+		ul.writeHeldApprovals()
 	}
 }
 
@@ -958,6 +964,9 @@ func (b *batch) commit(ctx context.Context, prev <-chan struct{}) []*pipeUnit {
 	}
 	if err == nil {
 		err = writeRecords(ctx, b.q, b.ledger.records)
+	}
+	if err == nil {
+		err = writeApprovals(ctx, b.tx.Tx, b.ledger.approvals, &b.p.stats.approvalWrites)
 	}
 	if err == nil && b.p.citus {
 		err = markTwoPhase(ctx, b.tx.Tx)
