@@ -133,3 +133,29 @@ func TestPipeline_HeldApprovalFailureIsItsUnits(t *testing.T) {
 	}
 	p.verify(t)
 }
+
+// TestPipeline_ClaimWritesApprovalsHeldBeforeIt: a unit that decides without the batch's claim
+// (its request claimed no key) runs and ends before the claim, holding its approval; the
+// claim, which reads the same card for a later unit, writes that approval first, so the later
+// decision sees it: of two authorizations of 1,000 against a daily limit of 1,500, the second
+// declines. Read without the held approval, both would be approved.
+func TestPipeline_ClaimWritesApprovalsHeldBeforeIt(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 0)
+	f := newCardFixture(t, p.direct, 1, 1500)
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
+	unclaimed := func(ctx context.Context, tx ports.Tx) error {
+		return f.decide(ctx, tx, 0, "unclaimed", 1000, time.Now().UTC().Truncate(time.Microsecond))
+	}
+	errs := runBatch(s, unclaimed, f.authorize(0, "claimed", 1000, nil))
+	if errs[0] != nil || !errors.Is(errs[1], errDeclined) {
+		t.Fatalf("units answered %v; want the first approved, the second declined past the limit", errs)
+	}
+	if st := s.PipelineStats(); st.Claims != 1 || st.Batches != 1 || st.ApprovalWrites != 1 {
+		t.Errorf("stats %+v: want one batch, its claim, and one approval write (the claim's)", st)
+	}
+	if auths, _, spent := approvalRows(t, p, f.tenantID); auths != 1 || spent != 1000 {
+		t.Errorf("%d approvals, %d spent; want 1 and 1000", auths, spent)
+	}
+	p.verify(t)
+}

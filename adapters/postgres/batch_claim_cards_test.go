@@ -84,28 +84,34 @@ func (f cardFixture) authorize(i int, key string, amount int64, between func(ctx
 				return err
 			}
 		}
-		d, err := tx.Cards().LockCardForDecision(ctx, f.tenantID, core.EnvTest, id, w)
-		if err != nil {
-			return err
-		}
-		if d.Card.ID != id || d.Card.Limits.Daily == nil || d.PolicyAttached {
-			return fmt.Errorf("decision rows %+v: not the card as created", d)
-		}
-		if d.Spent.Daily+amount > *d.Card.Limits.Daily {
-			return errDeclined
-		}
-		if _, _, err := tx.Ledger().Post(ctx, now, move("hold-"+key, f.world.ID, f.accounts[i].ID, amount)); err != nil {
-			return err
-		}
-		a := card.Authorization{ID: core.NewID(core.PrefixCardAuth), TenantID: f.tenantID, Environment: core.EnvTest, CardID: id,
-			Amount: amount, MCC: "5411", MerchantName: "Shop", Status: card.AuthApproved, Windows: w, CreatedAt: now, UpdatedAt: now}
-		announce := event.New(f.tenantID, core.EnvTest, "card_authorization.approved", a.ID, map[string]any{}, now)
-		if err := tx.Cards().CreateSpendingAuthorization(ports.WithLastWrite(ctx), a, announce); err != nil {
-			return err
-		}
-		return tx.Idempotency().Save(ctx, ports.IdempotencyRecord{Scope: claimScope, Environment: core.EnvTest, Key: key,
-			Fingerprint: "f", StatusCode: 201, Body: []byte(key), ContentType: "text/plain", CreatedAt: now, ExpiresAt: now.Add(time.Hour)})
+		return f.decide(ctx, tx, i, key, amount, now)
 	}
+}
+
+// decide is a card authorization's decision on card i, as authorize runs it after the claim.
+func (f cardFixture) decide(ctx context.Context, tx ports.Tx, i int, key string, amount int64, now time.Time) error {
+	w, id := card.WindowsAt(now), f.cards[i]
+	d, err := tx.Cards().LockCardForDecision(ctx, f.tenantID, core.EnvTest, id, w)
+	if err != nil {
+		return err
+	}
+	if d.Card.ID != id || d.Card.Limits.Daily == nil || d.PolicyAttached {
+		return fmt.Errorf("decision rows %+v: not the card as created", d)
+	}
+	if d.Spent.Daily+amount > *d.Card.Limits.Daily {
+		return errDeclined
+	}
+	if _, _, err := tx.Ledger().Post(ctx, now, move("hold-"+key, f.world.ID, f.accounts[i].ID, amount)); err != nil {
+		return err
+	}
+	a := card.Authorization{ID: core.NewID(core.PrefixCardAuth), TenantID: f.tenantID, Environment: core.EnvTest, CardID: id,
+		Amount: amount, MCC: "5411", MerchantName: "Shop", Status: card.AuthApproved, Windows: w, CreatedAt: now, UpdatedAt: now}
+	announce := event.New(f.tenantID, core.EnvTest, "card_authorization.approved", a.ID, map[string]any{}, now)
+	if err := tx.Cards().CreateSpendingAuthorization(ports.WithLastWrite(ctx), a, announce); err != nil {
+		return err
+	}
+	return tx.Idempotency().Save(ctx, ports.IdempotencyRecord{Scope: claimScope, Environment: core.EnvTest, Key: key,
+		Fingerprint: "f", StatusCode: 201, Body: []byte(key), ContentType: "text/plain", CreatedAt: now, ExpiresAt: now.Add(time.Hour)})
 }
 
 // TestPipeline_BatchClaimReadsKnownCards: a batch of N card authorizations whose requests named
