@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"sync/atomic"
 	"time"
 )
 
@@ -108,7 +109,7 @@ SELECT tenant_id, card_id, day_key, amount, week_key, amount, month_key, amount 
 
 // writeApprovals sends held in one statement that waits on the connection and travels with the
 // next statement or the COMMIT (driver.go); nothing when held is empty.
-func writeApprovals(ctx context.Context, q *sql.Tx, held []heldApproval, count interface{ Add(int64) int64 }) error {
+func writeApprovals(ctx context.Context, q *sql.Tx, held []heldApproval, count *atomic.Int64) error {
 	if len(held) == 0 {
 		return nil
 	}

@@ -37,9 +37,7 @@ func approvalRows(t *testing.T, p pipeDB, tenantID string) (auths, events int, s
 // with the batch.
 func TestPipeline_ApprovalsTravelWithTheBatchWrite(t *testing.T) {
 	t.Parallel()
-	p := newPipeDB(t, 0)
-	f := newCardFixture(t, p.direct, 8, 1_000_000)
-	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 6, MaxWait: time.Hour, AlwaysWait: true})
+	p, f, s := cardPipe(t, 8, 1_000_000, 6)
 
 	fns := make([]func(ctx context.Context, tx ports.Tx) error, 6)
 	for i := range fns {
@@ -97,9 +95,7 @@ func TestPipeline_ApprovalsTravelWithTheBatchWrite(t *testing.T) {
 // once.
 func TestPipeline_HeldApprovalFailureIsItsUnits(t *testing.T) {
 	t.Parallel()
-	p := newPipeDB(t, 0)
-	f := newCardFixture(t, p.direct, 4, 1_000_000)
-	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 3, MaxWait: time.Hour, AlwaysWait: true})
+	p, f, s := cardPipe(t, 4, 1_000_000, 3)
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	first := card.Authorization{ID: core.NewID(core.PrefixCardAuth), TenantID: f.tenantID, Environment: core.EnvTest,
@@ -141,9 +137,7 @@ func TestPipeline_HeldApprovalFailureIsItsUnits(t *testing.T) {
 // declines. Read without the held approval, both would be approved.
 func TestPipeline_ClaimWritesApprovalsHeldBeforeIt(t *testing.T) {
 	t.Parallel()
-	p := newPipeDB(t, 0)
-	f := newCardFixture(t, p.direct, 1, 1500)
-	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
+	p, f, s := cardPipe(t, 1, 1500, 2)
 	unclaimed := func(ctx context.Context, tx ports.Tx) error {
 		return f.decide(ctx, tx, 0, "unclaimed", 1000, time.Now().UTC().Truncate(time.Microsecond))
 	}

@@ -65,6 +65,15 @@ func newCardFixture(t *testing.T, s *postgres.Store, n int, limit int64) cardFix
 	return f
 }
 
+// cardPipe is a new database with a card fixture of n cards of daily limit limit, and a
+// pipeline of one lane whose batches wait to hold maxBatch units.
+func cardPipe(t *testing.T, n int, limit int64, maxBatch int) (pipeDB, cardFixture, *postgres.Store) {
+	t.Helper()
+	p := newPipeDB(t, 0)
+	f := newCardFixture(t, p.direct, n, limit)
+	return p, f, p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: maxBatch, MaxWait: time.Hour, AlwaysWait: true})
+}
+
 // authorize is a card authorization's unit as the use case runs it: the claim of its key with
 // its intent (the world account, the card's account, the hold's reference, the card), between
 // (nil: nothing) and then the card's decision: its lock read, the daily limit against the
@@ -194,9 +203,7 @@ func TestPipeline_BatchClaimReadsKnownCards(t *testing.T) {
 // card is free; the other unit's authorization commits in the first batch meanwhile.
 func TestPipeline_BatchClaimSkipsHeldCards(t *testing.T) {
 	t.Parallel()
-	p := newPipeDB(t, 0)
-	f := newCardFixture(t, p.direct, 3, 2500)
-	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
+	p, f, s := cardPipe(t, 3, 2500, 2)
 	ctx := context.Background()
 	holder, err := p.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -244,9 +251,7 @@ func TestPipeline_BatchClaimSkipsHeldCards(t *testing.T) {
 // attached). Taking the claim's read would decide as if no policy were attached.
 func TestPipeline_BatchClaimRereadsAfterAnAttachment(t *testing.T) {
 	t.Parallel()
-	p := newPipeDB(t, 0)
-	f := newCardFixture(t, p.direct, 2, 2500)
-	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
+	p, f, s := cardPipe(t, 2, 2500, 2)
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	raw := []byte(`{"schemaVersion":1,"limits":{"dailyUsd":"50"}}`)
 	doc, err := policy.ParseDocument("document", raw)
@@ -281,9 +286,7 @@ func TestPipeline_BatchClaimRereadsAfterAnAttachment(t *testing.T) {
 // past the card's limit.
 func TestPipeline_BatchClaimRereadsOtherWindows(t *testing.T) {
 	t.Parallel()
-	p := newPipeDB(t, 0)
-	f := newCardFixture(t, p.direct, 1, 2500)
-	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 1, MaxWait: time.Hour, AlwaysWait: true})
+	p, f, s := cardPipe(t, 1, 2500, 1)
 	today := card.WindowsAt(time.Now().UTC())
 	earlier := card.WindowsAt(time.Now().UTC().AddDate(0, -2, 0)) // another day, week and month
 	if err := p.direct.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {

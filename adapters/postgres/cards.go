@@ -406,11 +406,11 @@ func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Author
 		return fmt.Errorf("event %s: data: %w", announce.ID, err)
 	}
 	r.unit.touchCard(cardTouchKey(a.TenantID, a.CardID))
-	if deferrable(ctx) && r.unit.holdApproval(heldApproval{id: a.ID, tenant: a.TenantID, env: string(a.Environment), cardID: a.CardID,
-		amount: a.Amount, mcc: a.MCC, merchant: a.MerchantName, counterparty: nullable(a.Counterparty), day: a.Windows.Day,
+	h := heldApproval{id: a.ID, tenant: a.TenantID, env: string(a.Environment), cardID: a.CardID, amount: a.Amount,
+		mcc: a.MCC, merchant: a.MerchantName, counterparty: nullable(a.Counterparty), day: a.Windows.Day,
 		week: a.Windows.Week, month: a.Windows.Month, hold: nullable(a.HoldTransferID), policy: nullable(a.PolicyID),
-		decision: nullable(a.PolicyDecisionID), at: a.CreatedAt, eventID: announce.ID, eventType: announce.Type,
-		data: string(data)}) {
+		decision: nullable(a.PolicyDecisionID), at: a.CreatedAt, eventID: announce.ID, eventType: announce.Type, data: string(data)}
+	if deferrable(ctx) && r.unit.holdApproval(h) {
 		return nil // written by the batch with its ledger rows, before its COMMIT (batch_approvals.go)
 	}
 	args := make([]any, 0, 19)
@@ -419,9 +419,8 @@ func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Author
 		// with the next exchange or the COMMIT, whose failure it then is (driver.go).
 		args = append(args, deferExec{})
 	}
-	args = append(args, a.ID, a.TenantID, string(a.Environment), a.CardID, a.Amount, a.MCC, a.MerchantName,
-		nullable(a.Counterparty), a.Windows.Day, a.Windows.Week, a.Windows.Month, nullable(a.HoldTransferID),
-		nullable(a.PolicyID), nullable(a.PolicyDecisionID), a.CreatedAt, announce.ID, announce.Type, string(data))
+	args = append(args, h.id, h.tenant, h.env, h.cardID, h.amount, h.mcc, h.merchant, h.counterparty, h.day, h.week,
+		h.month, h.hold, h.policy, h.decision, h.at, h.eventID, h.eventType, h.data)
 	_, err = rawQuerier(r.db).ExecContext(ctx, createSpendingAuthorizationSQL, args...)
 	return err
 }
