@@ -1,12 +1,17 @@
 package postgres_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun/dialect/pgdialect"
+
 	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/core"
 )
 
 // TestChain_CommitTakesAFreeStripe: with every chain head of the environment held by another
@@ -75,3 +80,190 @@ func TestChain_CommitTakesAFreeStripe(t *testing.T) {
 	}
 	p.verify(t)
 }
+
+// TestChain_BatchOfManyBucketsLinksEachOnAFreeStripe: one batch of six tenants' transfers
+// (their homes in several buckets), with every stripe held by another transaction except one
+// of each bucket, links each transfer on its home bucket's free stripe without waiting; the
+// chains verify.
+func TestChain_BatchOfManyBucketsLinksEachOnAFreeStripe(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 6)
+	ctx := context.Background()
+	buckets := map[int]bool{}
+	for _, a := range p.accounts {
+		buckets[chainBucket(t, p, a.TenantID)] = true
+	}
+	if len(buckets) < 2 {
+		t.Skip("six random tenants fell in one bucket") // about one run in 10^8
+	}
+	holder, err := p.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Rollback() }()
+	if _, err := holder.ExecContext(ctx, "SELECT 1 FROM ledger_chain_heads WHERE environment = 'TEST' AND stripe % ? <> 2 FOR UPDATE",
+		postgres.ChainLanes); err != nil {
+		t.Fatal(err)
+	}
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: len(p.accounts), MaxWait: time.Hour, AlwaysWait: true})
+	done := make(chan error, len(p.accounts))
+	for i, a := range p.accounts {
+		go func() { done <- postIn(s, move(fmt.Sprintf("buckets-%d", i), p.world.ID, a.ID, int64(i+1))) }()
+	}
+	for range p.accounts {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("a batch waited for a chain head another transaction held while its bucket had one free")
+		}
+	}
+	if st := s.PipelineStats(); st.Batches != 1 || st.Units != int64(len(p.accounts)) {
+		t.Fatalf("stats %+v: want the six transfers in one batch", st)
+	}
+	for i, a := range p.accounts {
+		var stripe int
+		if err := p.db.QueryRowContext(ctx, `SELECT c.stripe FROM ledger_chain c JOIN ledger_transfers t ON t.id = c.transfer_id
+			WHERE t.reference = ?`, fmt.Sprintf("buckets-%d", i)).Scan(&stripe); err != nil {
+			t.Fatal(err)
+		}
+		if want := chainLane(chainBucket(t, p, a.TenantID), 2); stripe != want {
+			t.Errorf("transfer %d on stripe %d, want its bucket's free stripe %d", i, stripe, want)
+		}
+	}
+	if err := holder.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	p.verify(t)
+}
+
+// TestChain_TransactionKeepsItsStripe: a transaction that linked a bucket's transfers on one
+// stripe links its later transfers of that bucket on the same stripe, in a call of one bucket
+// or of several, though the stripe it preferred was held at first and has since been let go;
+// a call of several buckets, one of whose four stripes are all held by another transaction,
+// waits for one of them; every link's hash chains from the one before it.
+func TestChain_TransactionKeepsItsStripe(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 0)
+	ctx := context.Background()
+	homes := []string{core.NewID(core.PrefixTenant)} // A, B, C: three buckets
+	for len(homes) < 3 {
+		h := core.NewID(core.PrefixTenant)
+		fresh := true
+		for _, o := range homes {
+			fresh = fresh && chainBucket(t, p, h) != chainBucket(t, p, o)
+		}
+		if fresh {
+			homes = append(homes, h)
+		}
+	}
+	homeA, homeB, homeC := homes[0], homes[1], homes[2]
+	tx, err := p.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var rotation int
+	if err := tx.QueryRowContext(ctx, "SELECT (txid_current() % ?)::int", postgres.ChainLanes).Scan(&rotation); err != nil {
+		t.Fatal(err)
+	}
+	preferred := chainLane(chainBucket(t, p, homeA), rotation)
+	holder, err := p.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Rollback() }()
+	if _, err := holder.ExecContext(ctx, "SELECT 1 FROM ledger_chain_heads WHERE environment = 'TEST' AND stripe = ? FOR UPDATE", preferred); err != nil {
+		t.Fatal(err)
+	}
+	link := func(ids []string, homes []string) error {
+		envs, canon := make([]string, len(ids)), make([][]byte, len(ids))
+		for i, id := range ids {
+			envs[i], canon[i] = "TEST", []byte("canonical "+id)
+		}
+		_, err := tx.ExecContext(ctx, `SELECT ledger_link_batch(?::text[], ?::text[], ?::text[], ?::bytea[])`,
+			pgdialect.Array(envs), pgdialect.Array(homes), pgdialect.Array(ids), pgdialect.Array(canon))
+		return err
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(link([]string{"trf_keep1", "trf_keep2"}, []string{homeA, homeA}))
+	must(holder.Rollback())
+	must(link([]string{"trf_keep3", "trf_keep4", "trf_keep5"}, []string{homeB, homeA, homeB}))
+	must(link([]string{"trf_keep6"}, []string{homeA}))
+
+	// Bucket C's four stripes held: a call for B and C waits until they are let go.
+	bucketC := chainBucket(t, p, homeC)
+	holder, err = p.db.BeginTx(ctx, nil)
+	must(err)
+	defer func() { _ = holder.Rollback() }()
+	_, err = holder.ExecContext(ctx, "SELECT 1 FROM ledger_chain_heads WHERE environment = 'TEST' AND stripe BETWEEN ? AND ? FOR UPDATE",
+		chainLane(bucketC, 0), chainLane(bucketC, postgres.ChainLanes-1))
+	must(err)
+	linked := make(chan error, 1)
+	go func() { linked <- link([]string{"trf_keep7", "trf_keep8"}, []string{homeC, homeB}) }()
+	for waiting := false; !waiting; {
+		must(p.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+			AND wait_event_type = 'Lock' AND query LIKE 'SELECT ledger_link_batch%')`).Scan(&waiting))
+		select {
+		case err := <-linked:
+			t.Fatalf("linked (%v) while every stripe of its bucket was held", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	must(holder.Rollback())
+	must(<-linked)
+
+	// A fresh database: every stripe's first link chains from the empty hash.
+	rows, err := tx.QueryContext(ctx, `SELECT c.transfer_id, c.stripe, c.position, c.hash,
+		coalesce(lag(c.hash) OVER (PARTITION BY c.stripe ORDER BY c.position), '\x'::bytea) AS prev
+		FROM ledger_chain c WHERE c.environment = 'TEST' ORDER BY c.transfer_id`)
+	must(err)
+	defer rows.Close()
+	home := map[string]string{"trf_keep3": homeB, "trf_keep5": homeB, "trf_keep7": homeC, "trf_keep8": homeB}
+	stripeOf := map[string]int{}
+	for rows.Next() {
+		var id string
+		var stripe int
+		var pos int64
+		var hash, prev []byte
+		must(rows.Scan(&id, &stripe, &pos, &hash, &prev))
+		if want := sha256.Sum256(append(prev, []byte("canonical "+id)...)); !bytes.Equal(hash, want[:]) {
+			t.Errorf("%s at %d/%d does not chain from the link before it", id, stripe, pos)
+		}
+		h, ok := home[id]
+		if !ok {
+			h = homeA
+		}
+		if s, ok := stripeOf[h]; ok && s != stripe {
+			t.Errorf("%s on stripe %d, its transaction's earlier link of that bucket on %d", id, stripe, s)
+		}
+		stripeOf[h] = stripe
+	}
+	must(rows.Err())
+	if len(stripeOf) != 3 || stripeOf[homeA] == preferred {
+		t.Fatalf("stripes %v: want three, and bucket A's not the preferred stripe %d held at its first link", stripeOf, preferred)
+	}
+	if s := stripeOf[homeC]; s < chainLane(bucketC, 0) || s > chainLane(bucketC, postgres.ChainLanes-1) {
+		t.Fatalf("bucket C's link on stripe %d, outside its bucket", s)
+	}
+}
+
+// chainBucket is the hash chain's bucket of a home tenant.
+func chainBucket(t *testing.T, p pipeDB, tenant string) int {
+	t.Helper()
+	var b int
+	if err := p.db.QueryRowContext(context.Background(), "SELECT ledger_chain_bucket(?)", tenant).Scan(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// chainLane is stripe lane (0 to ChainLanes-1) of bucket b.
+func chainLane(b, lane int) int { return postgres.ChainStripesBefore + postgres.ChainLanes*b + lane }
