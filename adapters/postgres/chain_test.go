@@ -30,12 +30,7 @@ func TestChain_CommitTakesAFreeStripe(t *testing.T) {
 	// Lane 2 of each home's bucket stays free.
 	free := map[string]int{}
 	for _, a := range p.accounts[:2] {
-		var s int
-		if err := p.db.DB.QueryRowContext(ctx, `SELECT $1::int + $2::int * ledger_chain_bucket($3) + 2`,
-			postgres.ChainStripesBefore, postgres.ChainLanes, a.TenantID).Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		free[a.ID] = s
+		free[a.ID] = chainLane(chainBucket(t, p, a.TenantID), 2)
 	}
 	if _, err := holder.ExecContext(ctx, fmt.Sprintf("SELECT 1 FROM ledger_chain_heads WHERE environment = 'TEST' AND stripe NOT IN (%d, %d) FOR UPDATE",
 		free[p.accounts[0].ID], free[p.accounts[1].ID])); err != nil {
@@ -45,34 +40,10 @@ func TestChain_CommitTakesAFreeStripe(t *testing.T) {
 	done := make(chan error, 2)
 	go func() { done <- postIn(p.direct, move("free-direct", p.world.ID, p.accounts[0].ID, 3)) }()
 	go func() { done <- postIn(s, move("free-batch", p.world.ID, p.accounts[1].ID, 4)) }()
-	for i := 0; i < 2; i++ {
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatal(err)
-			}
-		case <-time.After(time.Minute):
-			t.Fatal("a commit waited for a chain head another transaction held while one was free")
-		}
-	}
-	var stripes []int
-	rows, err := p.db.QueryContext(ctx, `SELECT c.stripe FROM ledger_chain c JOIN ledger_transfers t ON t.id = c.transfer_id
-		WHERE t.reference IN ('free-direct', 'free-batch') ORDER BY t.reference DESC`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var s int
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		stripes = append(stripes, s)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	answered(t, done, 2, "a commit waited for a chain head another transaction held while one was free")
+	stripes := []int{linkedStripe(t, p, "free-direct"), linkedStripe(t, p, "free-batch")}
 	want := []int{free[p.accounts[0].ID], free[p.accounts[1].ID]}
-	if len(stripes) != 2 || stripes[0] != want[0] || stripes[1] != want[1] {
+	if stripes[0] != want[0] || stripes[1] != want[1] {
 		t.Fatalf("links on stripes %v, want the free lanes of their homes' buckets %v", stripes, want)
 	}
 	if err := holder.Rollback(); err != nil {
@@ -110,26 +81,12 @@ func TestChain_BatchOfManyBucketsLinksEachOnAFreeStripe(t *testing.T) {
 	for i, a := range p.accounts {
 		go func() { done <- postIn(s, move(fmt.Sprintf("buckets-%d", i), p.world.ID, a.ID, int64(i+1))) }()
 	}
-	for range p.accounts {
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatal(err)
-			}
-		case <-time.After(time.Minute):
-			t.Fatal("a batch waited for a chain head another transaction held while its bucket had one free")
-		}
-	}
+	answered(t, done, len(p.accounts), "a batch waited for a chain head another transaction held while its bucket had one free")
 	if st := s.PipelineStats(); st.Batches != 1 || st.Units != int64(len(p.accounts)) {
 		t.Fatalf("stats %+v: want the six transfers in one batch", st)
 	}
 	for i, a := range p.accounts {
-		var stripe int
-		if err := p.db.QueryRowContext(ctx, `SELECT c.stripe FROM ledger_chain c JOIN ledger_transfers t ON t.id = c.transfer_id
-			WHERE t.reference = ?`, fmt.Sprintf("buckets-%d", i)).Scan(&stripe); err != nil {
-			t.Fatal(err)
-		}
-		if want := chainLane(chainBucket(t, p, a.TenantID), 2); stripe != want {
+		if stripe, want := linkedStripe(t, p, fmt.Sprintf("buckets-%d", i)), chainLane(chainBucket(t, p, a.TenantID), 2); stripe != want {
 			t.Errorf("transfer %d on stripe %d, want its bucket's free stripe %d", i, stripe, want)
 		}
 	}
@@ -267,3 +224,30 @@ func chainBucket(t *testing.T, p pipeDB, tenant string) int {
 
 // chainLane is stripe lane (0 to ChainLanes-1) of bucket b.
 func chainLane(b, lane int) int { return postgres.ChainStripesBefore + postgres.ChainLanes*b + lane }
+
+// linkedStripe is the stripe the transfer with that reference is linked on.
+func linkedStripe(t *testing.T, p pipeDB, reference string) int {
+	t.Helper()
+	var s int
+	if err := p.db.QueryRowContext(context.Background(), `SELECT c.stripe FROM ledger_chain c
+		JOIN ledger_transfers t ON t.id = c.transfer_id WHERE t.reference = ?`, reference).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// answered waits for n answers on done, each within a minute, and fails the test with stuck
+// when one does not come.
+func answered(t *testing.T, done <-chan error, n int, stuck string) {
+	t.Helper()
+	for range n {
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal(stuck)
+		}
+	}
+}
