@@ -67,13 +67,19 @@ func (s *Idempotency) hasOutcome(ctx context.Context, req IdempotentRequest) boo
 }
 
 // MustRunAgain reports a serialization failure or a deadlock (SQLSTATE 40001, 40P01) that a
-// use case's savepoint met inside the runner's unit: the whole unit must run again, so the
-// caller passes it on to the store, which retries it, instead of answering it.
+// use case's savepoint met inside the runner's unit, or a lock wait a commit pipeline's batch
+// gave up (55P03, lock_not_available: only a batch sets lock_timeout, and it runs that unit
+// again first in its next batch): the whole unit must run again, so the caller passes it on
+// to the store, which runs it again, instead of answering it. An error answered instead would
+// be logged as unhandled and rendered as a 500 the unit's next run then replaces.
 func MustRunAgain(err error) bool {
 	var state interface{ SQLState() string }
 	if !errors.As(err, &state) {
 		return false
 	}
-	code := state.SQLState()
-	return code == "40001" || code == "40P01"
+	switch state.SQLState() {
+	case "40001", "40P01", "55P03":
+		return true
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -80,7 +81,8 @@ func (e sqlStateErr) Error() string    { return "sqlstate " + string(e) }
 func (e sqlStateErr) SQLState() string { return string(e) }
 
 func TestMustRunAgain(t *testing.T) {
-	for err, want := range map[error]bool{sqlStateErr("40001"): true, sqlStateErr("40P01"): true, sqlStateErr("23505"): false,
+	for err, want := range map[error]bool{sqlStateErr("40001"): true, sqlStateErr("40P01"): true, sqlStateErr("55P03"): true,
+		sqlStateErr("23505"): false, fmt.Errorf("ledger open accounts: %w", sqlStateErr("55P03")): true,
 		errors.New("plain"): false, core.E(core.CodeInternal, "x"): false} {
 		if got := MustRunAgain(err); got != want {
 			t.Errorf("MustRunAgain(%v) = %v, want %v", err, got, want)

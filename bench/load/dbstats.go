@@ -98,14 +98,27 @@ func (t *target) enableStatementStats(ctx context.Context) {
 	_, _ = conn.Exec(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
 }
 
-// preloadStatementStats makes the cluster under pgData load pg_stat_statements at start: it
-// starts the cluster (creating it when missing), sets shared_preload_libraries with ALTER
-// SYSTEM and stops it again, so the service then starts it with the module. The durability
-// settings are the service's own (pgcluster's managed configuration); only the preload is added.
+// preloadStatementStats makes the cluster under pgData load pg_stat_statements at start, with
+// planning tracked apart from execution: it starts the cluster (creating it when missing), sets
+// shared_preload_libraries with ALTER SYSTEM, restarts it so the module is loaded (PostgreSQL
+// refuses ALTER SYSTEM for a module's setting before the module is), sets
+// pg_stat_statements.track_planning and stops it again, so the service then starts it with
+// both. The durability settings are the service's own (pgcluster's managed configuration);
+// only these two are added.
 func preloadStatementStats(ctx context.Context, pgData string) error {
 	if b, err := os.ReadFile(filepath.Join(pgData, "postgresql.auto.conf")); err == nil && strings.Contains(string(b), "track_planning") {
 		return nil
 	}
+	if err := alterSystem(ctx, pgData, "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"); err != nil {
+		return err
+	}
+	// Planning time apart from execution: a statement planned on every call shows it.
+	return alterSystem(ctx, pgData, "ALTER SYSTEM SET pg_stat_statements.track_planning = on")
+}
+
+// alterSystem starts the cluster under pgData (creating it when missing), runs stmt and stops
+// the cluster again.
+func alterSystem(ctx context.Context, pgData, stmt string) error {
 	c, err := pgcluster.Ensure(ctx, pgcluster.Options{DataDir: pgData, Database: "corridor",
 		Logf: func(string, ...any) {}})
 	if err != nil {
@@ -113,11 +126,7 @@ func preloadStatementStats(ctx context.Context, pgData string) error {
 	}
 	conn, err := pgx.Connect(ctx, c.URL("postgres"))
 	if err == nil {
-		_, err = conn.Exec(ctx, "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'")
-		if err == nil {
-			// Planning time apart from execution: a statement planned on every call shows it.
-			_, err = conn.Exec(ctx, "ALTER SYSTEM SET pg_stat_statements.track_planning = on")
-		}
+		_, err = conn.Exec(ctx, stmt)
 		_ = conn.Close(context.Background())
 	}
 	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

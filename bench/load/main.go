@@ -241,9 +241,9 @@ func printSummary(results []scenarioResult, pipe *pipelineResult) {
 	}
 	for _, r := range results {
 		if r.StatementsPerRequest > 0 || r.WriteSyscallsPerRequest > 0 {
-			fmt.Printf("%s: per request: %.2f statements, %.2f commits, %.2f rows written, %.2f service write syscalls, %.0f allocations (%.1f KiB)\n",
+			fmt.Printf("%s: per request: %.2f statements, %.2f commits, %.2f rows written, %.2f service write syscalls, %s allocations (%s KiB)\n",
 				r.Name, r.StatementsPerRequest, r.CommitsPerRequest, r.RowsWrittenPerRequest, r.WriteSyscallsPerRequest,
-				r.AllocsPerRequest, r.AllocKiBPerRequest)
+				r.allocsCell(), r.allocKiBCell())
 		}
 		if r.Lanes != nil {
 			fmt.Printf("%s: pipeline: %s\n", r.Name, r.Lanes)

@@ -95,10 +95,10 @@ func printMoney(w io.Writer, results []scenarioResult, p *pipelineResult) {
 		if p.TransfersPerSecond > 0 {
 			ratio = r.OKPerSecond / p.TransfersPerSecond
 		}
-		fmt.Fprintf(w, "| %s | %d | %.0f | **%.2f** | %.2f | %.1f | %.3f / %.3f | %.0f | %.1f / %.2f / %.1f | %.1f / %.0f / %.1f |\n",
+		fmt.Fprintf(w, "| %s | %d | %.0f | **%.2f** | %.2f | %.1f | %.3f / %.3f | %.0f | %.1f / %.2f / %.1f | %.1f / %s / %s |\n",
 			r.Name, r.Workers, r.OKPerSecond, ratio, r.P50Ms, r.P99Ms, r.ServerCPUMsPerRequest, r.DatabaseCPUMsPerRequest, r.ServerPeakRSSMiB,
 			r.StatementsPerRequest, r.CommitsPerRequest, r.RowsWrittenPerRequest,
-			r.WriteSyscallsPerRequest, r.AllocsPerRequest, r.AllocKiBPerRequest)
+			r.WriteSyscallsPerRequest, r.allocsCell(), r.allocKiBCell())
 	}
 }
 

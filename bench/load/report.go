@@ -77,6 +77,23 @@ type scenarioResult struct {
 	LoadAverage [2]float64 `json:"loadAverage"`
 }
 
+// allocsCell and allocKiBCell print the heap allocations per request, or "–" where they were
+// not measured (without -profile the service has no debug endpoint to read them from): a
+// request never allocates nothing, so 0 is "not measured", never a figure.
+func (r scenarioResult) allocsCell() string {
+	if r.AllocsPerRequest == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", r.AllocsPerRequest)
+}
+
+func (r scenarioResult) allocKiBCell() string {
+	if r.AllocsPerRequest == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.1f", r.AllocKiBPerRequest)
+}
+
 var vegetaVersion = func() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, d := range bi.Deps {
