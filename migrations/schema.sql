@@ -1710,6 +1710,7 @@ CREATE TABLE public.webhook_endpoints (
     deleted_at timestamp with time zone,
     created_at timestamp with time zone NOT NULL,
     updated_at timestamp with time zone NOT NULL,
+    enabled_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT webhook_endpoints_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT webhook_endpoints_url_check CHECK (((url ~ '^https?://'::text) AND (length(url) <= 2048)))
 );

@@ -53,6 +53,7 @@ type endpointModel struct {
 	FailingSince   *time.Time `bun:"failing_since"`
 	DisabledReason string     `bun:"disabled_reason"`
 	DeletedAt      *time.Time `bun:"deleted_at"`
+	EnabledAt      time.Time  `bun:"enabled_at,nullzero"`
 	CreatedAt      time.Time  `bun:"created_at"`
 	UpdatedAt      time.Time  `bun:"updated_at"`
 }
@@ -64,13 +65,13 @@ func endpointFromDomain(e webhook.Endpoint) endpointModel {
 	}
 	return endpointModel{ID: e.ID, TenantID: e.TenantID, Environment: string(e.Environment), URL: e.URL, EventTypes: types,
 		Enabled: e.Enabled, SecretSealed: e.SealedSecret, FailingSince: e.FailingSince, DisabledReason: e.DisabledReason,
-		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
+		EnabledAt: e.EnabledAt, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
 }
 
 func (m endpointModel) domain() (webhook.Endpoint, error) {
 	e := webhook.Endpoint{ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), URL: m.URL,
 		EventTypes: m.EventTypes, Enabled: m.Enabled, SealedSecret: m.SecretSealed, FailingSince: utcPtr(m.FailingSince),
-		DisabledReason: m.DisabledReason, CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC()}
+		DisabledReason: m.DisabledReason, EnabledAt: m.EnabledAt.UTC(), CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC()}
 	return e, e.Validate()
 }
 
@@ -277,7 +278,7 @@ func (r eventRepo) UpdateEndpoint(ctx context.Context, e webhook.Endpoint) error
 		return err
 	}
 	m := endpointFromDomain(e)
-	_, err := r.db.NewUpdate().Model(&m).Column("url", "event_types", "enabled", "secret_sealed", "failing_since", "disabled_reason", "updated_at").
+	_, err := r.db.NewUpdate().Model(&m).Column("url", "event_types", "enabled", "secret_sealed", "failing_since", "disabled_reason", "enabled_at", "updated_at").
 		WherePK().Where("tenant_id = ?", e.TenantID).Exec(ctx)
 	return err
 }

@@ -265,3 +265,63 @@ func TestEventRepo_FanOutClaimsPerTenantOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestEventRepo_EndpointKeepsWhenItWasEnabled: an endpoint's enabled_at (what the fan-out
+// compares an event's creation with) is stored, moved by an update, and defaults to the write's
+// time for a writer that leaves it out.
+func TestEventRepo_EndpointKeepsWhenItWasEnabled(t *testing.T) {
+	ctx := context.Background()
+	url := testdb.NewDatabase(ctx, t)
+	if _, err := postgres.Migrate(url); err != nil {
+		t.Fatal(err)
+	}
+	db, err := postgres.Open(ctx, url, postgres.Options{MaxOpenConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	store := postgres.NewStore(db)
+	at := time.Now().UTC().Add(-time.Hour).Truncate(time.Microsecond)
+	tn := tenant.Tenant{ID: core.NewID(core.PrefixTenant), Slug: "enabled-at", Name: "Enabled at", OwnerUserID: "user_enabled_at", CreatedAt: at}
+	ep := func(enabledAt time.Time) webhook.Endpoint {
+		return webhook.Endpoint{ID: core.NewID(core.PrefixWebhookEndpoint), TenantID: tn.ID, Environment: core.EnvTest,
+			URL: "https://example.com/hook", Enabled: true, SealedSecret: []byte("sealed"), EnabledAt: enabledAt, CreatedAt: at, UpdatedAt: at}
+	}
+	stamped, unstamped := ep(at), ep(time.Time{})
+	if err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		if err := tx.Tenants().CreateTenant(ctx, tn); err != nil {
+			return err
+		}
+		if err := tx.Events().CreateEndpoint(ctx, stamped); err != nil {
+			return err
+		}
+		return tx.Events().CreateEndpoint(ctx, unstamped)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	read := func(id string) webhook.Endpoint {
+		var e webhook.Endpoint
+		if err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+			var err error
+			e, err = tx.Events().FindEndpoint(ctx, tn.ID, core.EnvTest, id)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	if got := read(stamped.ID).EnabledAt; !got.Equal(at) {
+		t.Fatalf("enabled_at %v, want %v", got, at)
+	}
+	if got := read(unstamped.ID).EnabledAt; !got.After(at) {
+		t.Fatalf("an endpoint written without enabled_at reads %v, want the write's time (after %v)", got, at)
+	}
+	moved := read(stamped.ID)
+	moved.EnabledAt = at.Add(30 * time.Minute)
+	if err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return tx.Events().UpdateEndpoint(ctx, moved) }); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(stamped.ID).EnabledAt; !got.Equal(moved.EnabledAt) {
+		t.Fatalf("after the update enabled_at %v, want %v", got, moved.EnabledAt)
+	}
+}

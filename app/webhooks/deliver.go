@@ -123,7 +123,7 @@ func (s *Service) dispatchTenant(ctx context.Context, tenantID string) (int, err
 				endpoints[key] = list
 			}
 			for _, ep := range list {
-				if !ep.Wants(e.Type) {
+				if !ep.Receives(e.Type, e.CreatedAt) {
 					continue
 				}
 				if _, err := s.newDelivery(ctx, tx, ep, e.ID, e.Type, ""); err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/event"
 	"github.com/corridorhq/corridor/core/webhook"
 	"github.com/corridorhq/corridor/ports"
@@ -283,5 +284,87 @@ func TestAttempt_LateRecordOfACutOffAttemptKeepsTheNextMark(t *testing.T) {
 	a, d := fx.attempts(), fx.delivery()
 	if len(a) != 3 || a[0].Outcome() != webhook.OutcomeUnknown || a[1].Outcome() != webhook.OutcomeFailed || a[2].Outcome() != webhook.OutcomeFailed || d.AttemptStartedAt != nil {
 		t.Fatalf("delivery %+v, attempts %+v", d, a)
+	}
+}
+
+// TestDispatch_EndpointReceivesEventsFromItsRegistration: the fan-out delivers an event only to
+// the endpoints registered (or last re-enabled) by the event's creation, however late it runs.
+// The tenant has endpoint A throughout, so its events wait for the fan-out: one recorded before
+// B was registered, and one recorded while B was disabled, reach A alone.
+func TestDispatch_EndpointReceivesEventsFromItsRegistration(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)
+	store := fake.NewStore()
+	s, err := New(Deps{Store: store, Jobs: fake.Jobs{Store: store}, Clock: fixedClock{now: &now}, Cipher: fake.Cipher{},
+		Sender: failingSender{status: 200}, Config: Config{RetryBase: time.Minute, RetryMax: time.Hour, RetryWindow: 72 * time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := auth.Principal{Kind: auth.KindAPIKey, TenantID: "ten_1", Environment: core.EnvLive, Scopes: []auth.Scope{auth.ScopeRoot}}
+	endpoint := func() string {
+		ep := webhook.Endpoint{ID: core.NewID(core.PrefixWebhookEndpoint), TenantID: "ten_1", Environment: core.EnvLive,
+			URL: "https://example.com/hook", Enabled: true, SealedSecret: []byte("sealed"), EnabledAt: now, CreatedAt: now, UpdatedAt: now}
+		if err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return tx.Events().CreateEndpoint(ctx, ep) }); err != nil {
+			t.Fatal(err)
+		}
+		return ep.ID
+	}
+	record := func(resource string) string {
+		ev := event.New("ten_1", core.EnvLive, "agent.suspended", resource, nil, now)
+		if err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+			_, err := tx.Events().RecordEvent(ctx, ev)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return ev.ID
+	}
+	enable := func(id string, on bool) {
+		if _, _, err := s.UpdateEndpoint(ctx, p, id, EndpointPatch{Enabled: &on}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step := func() { now = now.Add(time.Second) }
+
+	a := endpoint()
+	step()
+	before := record("agt_1") // B does not exist yet
+	step()
+	b := endpoint()
+	enable(b, false)
+	step()
+	disabled := record("agt_2") // B is disabled
+	step()
+	enable(b, true)
+	atReenable := record("agt_3") // same instant as the re-enabling: B receives it
+	step()
+	after := record("agt_4")
+	if _, err := s.Dispatch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{before: {a}, disabled: {a}, atReenable: {a, b}, after: {a, b}}
+	err = store.Read(ctx, func(ctx context.Context, tx ports.Tx) error {
+		for ev, endpoints := range want {
+			ds, err := tx.Events().EventDeliveries(ctx, "ten_1", core.EnvLive, ev)
+			if err != nil {
+				return err
+			}
+			got := map[string]bool{}
+			for _, d := range ds {
+				got[d.EndpointID] = true
+			}
+			if len(got) != len(endpoints) || len(ds) != len(endpoints) {
+				t.Errorf("event %s went to %v, want %v", ev, got, endpoints)
+			}
+			for _, id := range endpoints {
+				if !got[id] {
+					t.Errorf("event %s did not go to %s (got %v)", ev, id, got)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

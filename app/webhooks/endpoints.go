@@ -48,7 +48,7 @@ func (s *Service) PrepareEndpoint(ctx context.Context, p auth.Principal, in Endp
 	}
 	now := s.clock.Now().UTC()
 	e := webhook.Endpoint{ID: core.NewID(core.PrefixWebhookEndpoint), TenantID: p.TenantID, Environment: p.Environment, URL: url,
-		EventTypes: normalizeTypes(in.Events), Enabled: in.Enabled == nil || *in.Enabled, CreatedAt: now, UpdatedAt: now}
+		EventTypes: normalizeTypes(in.Events), Enabled: in.Enabled == nil || *in.Enabled, EnabledAt: now, CreatedAt: now, UpdatedAt: now}
 	secret := webhook.NewSecret()
 	if err := s.seal(&e, secret); err != nil {
 		return PreparedEndpoint{}, err
@@ -152,9 +152,11 @@ func (s *Service) UpdateEndpoint(ctx context.Context, p auth.Principal, id strin
 		if in.Events != nil {
 			e.EventTypes = normalizeTypes(*in.Events)
 		}
+		now := s.clock.Now().UTC()
 		if in.Enabled != nil {
 			if *in.Enabled && !e.Enabled {
 				e.FailingSince, e.DisabledReason = nil, ""
+				e.EnabledAt = now
 			}
 			e.Enabled = *in.Enabled
 		}
@@ -164,7 +166,7 @@ func (s *Service) UpdateEndpoint(ctx context.Context, p auth.Principal, id strin
 				return err
 			}
 		}
-		e.UpdatedAt = s.clock.Now().UTC()
+		e.UpdatedAt = now
 		out = e
 		return tx.Events().UpdateEndpoint(ctx, e)
 	})

@@ -54,8 +54,19 @@ type Endpoint struct {
 	// attempt succeeded, or none was made). A run that lasts the retry window disables it.
 	FailingSince   *time.Time
 	DisabledReason string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
+	// EnabledAt is when the endpoint was registered or last re-enabled: it receives the events
+	// created from then on (Receives).
+	EnabledAt time.Time
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Receives reports whether the fan-out delivers the event of type typ created at createdAt to
+// the endpoint: it subscribes to the type, and the event was created at or after the endpoint
+// was registered or last re-enabled. An event recorded before then is not delivered to it, however
+// long its fan-out waited. Whether the endpoint is enabled is the caller's to check.
+func (e Endpoint) Receives(typ string, createdAt time.Time) bool {
+	return e.Wants(typ) && !createdAt.Before(e.EnabledAt)
 }
 
 // NewSecret returns a fresh signing secret.
