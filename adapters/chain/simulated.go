@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -140,6 +142,11 @@ func newSimulatedBackend(relayerKey *ecdsa.PrivateKey, funded []common.Address, 
 		}
 	}
 	return simulated.NewBackend(alloc, func(nodeConf *node.Config, ethConf *ethconfig.Config) {
+		// The node holds no accounts, but without a directory it makes a temporary keystore
+		// that only Close removes: every chain a test process left open (a package's shared
+		// one, a panicking test's) left one behind in the temporary directory. One empty
+		// directory per user serves them all.
+		nodeConf.KeyStoreDir = simulatedKeystore()
 		config := *ethConf.Genesis.Config
 		config.ChainID = big.NewInt(SandboxChainID)
 		ethConf.Genesis.Config = &config
@@ -149,6 +156,12 @@ func newSimulatedBackend(relayerKey *ecdsa.PrivateKey, funded []common.Address, 
 			nodeConf.HTTPModules, nodeConf.HTTPVirtualHosts = []string{"eth", "net", "web3"}, []string{"*"}
 		}
 	}), nil
+}
+
+// simulatedKeystore is the simulated nodes' keystore: one empty directory per user under the
+// temporary directory, never written (the nodes hold no accounts) and never removed.
+func simulatedKeystore() string {
+	return filepath.Join(os.TempDir(), fmt.Sprintf("corridor-simulated-keystore-%d", os.Getuid()))
 }
 
 // AutoMine seals a block whenever transactions wait in the simulated chain's pool, checking
