@@ -21,16 +21,7 @@ import (
 // earlier one, is. Fan-out claims each event once.
 func TestEventRepo_RecordsStatusChangesOnly(t *testing.T) {
 	ctx := context.Background()
-	url := testdb.NewDatabase(ctx, t)
-	if _, err := postgres.Migrate(url); err != nil {
-		t.Fatal(err)
-	}
-	db, err := postgres.Open(ctx, url, postgres.Options{MaxOpenConns: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	store := postgres.NewStore(db)
+	store := postgres.NewStore(migratedDB(t))
 	at := time.Now().UTC().Truncate(time.Microsecond)
 	tn := tenant.Tenant{ID: core.NewID(core.PrefixTenant), Slug: "events-repo", Name: "Events", OwnerUserID: "user_events", CreatedAt: at}
 	record := func(typ string) bool {
@@ -109,16 +100,7 @@ func TestEventRepo_RecordsStatusChangesOnly(t *testing.T) {
 // (the state change it announces failed) is gone with it, and is never delivered.
 func TestEventRepo_RolledBackChangeHasNoEvent(t *testing.T) {
 	ctx := context.Background()
-	url := testdb.NewDatabase(ctx, t)
-	if _, err := postgres.Migrate(url); err != nil {
-		t.Fatal(err)
-	}
-	db, err := postgres.Open(ctx, url, postgres.Options{MaxOpenConns: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	store := postgres.NewStore(db)
+	store := postgres.NewStore(migratedDB(t))
 	at := time.Now().UTC().Truncate(time.Microsecond)
 	tn := tenant.Tenant{ID: core.NewID(core.PrefixTenant), Slug: "events-rollback", Name: "Events", OwnerUserID: "user_events", CreatedAt: at}
 	if err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return tx.Tenants().CreateTenant(ctx, tn) }); err != nil {
@@ -126,7 +108,7 @@ func TestEventRepo_RolledBackChangeHasNoEvent(t *testing.T) {
 	}
 	failed := errors.New("the change failed after its event was written")
 	var id string
-	err = store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		e := event.New(tn.ID, core.EnvTest, "card.frozen", "crd_rollback", map[string]any{"status": "inactive"}, at)
 		id = e.ID
 		if ok, err := tx.Events().RecordEvent(ctx, e); err != nil || !ok {
@@ -271,16 +253,7 @@ func TestEventRepo_FanOutClaimsPerTenantOnce(t *testing.T) {
 // time for a writer that leaves it out.
 func TestEventRepo_EndpointKeepsWhenItWasEnabled(t *testing.T) {
 	ctx := context.Background()
-	url := testdb.NewDatabase(ctx, t)
-	if _, err := postgres.Migrate(url); err != nil {
-		t.Fatal(err)
-	}
-	db, err := postgres.Open(ctx, url, postgres.Options{MaxOpenConns: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	store := postgres.NewStore(db)
+	store := postgres.NewStore(migratedDB(t))
 	at := time.Now().UTC().Add(-time.Hour).Truncate(time.Microsecond)
 	tn := tenant.Tenant{ID: core.NewID(core.PrefixTenant), Slug: "enabled-at", Name: "Enabled at", OwnerUserID: "user_enabled_at", CreatedAt: at}
 	ep := func(enabledAt time.Time) webhook.Endpoint {

@@ -9,7 +9,6 @@ import (
 	"github.com/corridorhq/corridor/adapters/postgres"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ports"
-	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // TestIdempotencyClaim walks Claim through its three answers with two transactions: the first
@@ -18,16 +17,7 @@ import (
 // expired outcome is claimed afresh.
 func TestIdempotencyClaim(t *testing.T) {
 	ctx := context.Background()
-	url := testdb.NewDatabase(ctx, t)
-	if _, err := postgres.Migrate(url); err != nil {
-		t.Fatal(err)
-	}
-	db, err := postgres.Open(ctx, url, postgres.Options{MaxOpenConns: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	store := postgres.NewStore(db)
+	store := postgres.NewStore(migratedDB(t))
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	const scope, key = "tenant:ten_claim", "k-1"
 
