@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"github.com/corridorhq/corridor/adapters/postgres"
@@ -21,21 +22,12 @@ import (
 func TestChain_CommitTakesAFreeStripe(t *testing.T) {
 	t.Parallel()
 	p := newPipeDB(t, 2)
-	ctx := context.Background()
-	holder, err := p.db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = holder.Rollback() }()
 	// Lane 2 of each home's bucket stays free.
 	free := map[string]int{}
 	for _, a := range p.accounts[:2] {
 		free[a.ID] = chainLane(chainBucket(t, p, a.TenantID), 2)
 	}
-	if _, err := holder.ExecContext(ctx, fmt.Sprintf("SELECT 1 FROM ledger_chain_heads WHERE environment = 'TEST' AND stripe NOT IN (%d, %d) FOR UPDATE",
-		free[p.accounts[0].ID], free[p.accounts[1].ID])); err != nil {
-		t.Fatal(err)
-	}
+	holder := holdHeads(t, p, "stripe NOT IN (?, ?)", free[p.accounts[0].ID], free[p.accounts[1].ID])
 	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxWait: -1})
 	done := make(chan error, 2)
 	go func() { done <- postIn(p.direct, move("free-direct", p.world.ID, p.accounts[0].ID, 3)) }()
@@ -59,7 +51,6 @@ func TestChain_CommitTakesAFreeStripe(t *testing.T) {
 func TestChain_BatchOfManyBucketsLinksEachOnAFreeStripe(t *testing.T) {
 	t.Parallel()
 	p := newPipeDB(t, 6)
-	ctx := context.Background()
 	buckets := map[int]bool{}
 	for _, a := range p.accounts {
 		buckets[chainBucket(t, p, a.TenantID)] = true
@@ -67,15 +58,7 @@ func TestChain_BatchOfManyBucketsLinksEachOnAFreeStripe(t *testing.T) {
 	if len(buckets) < 2 {
 		t.Skip("six random tenants fell in one bucket") // about one run in 10^8
 	}
-	holder, err := p.db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = holder.Rollback() }()
-	if _, err := holder.ExecContext(ctx, "SELECT 1 FROM ledger_chain_heads WHERE environment = 'TEST' AND stripe % ? <> 2 FOR UPDATE",
-		postgres.ChainLanes); err != nil {
-		t.Fatal(err)
-	}
+	holder := holdHeads(t, p, "stripe % ? <> 2", postgres.ChainLanes)
 	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: len(p.accounts), MaxWait: time.Hour, AlwaysWait: true})
 	done := make(chan error, len(p.accounts))
 	for i, a := range p.accounts {
@@ -127,14 +110,7 @@ func TestChain_TransactionKeepsItsStripe(t *testing.T) {
 		t.Fatal(err)
 	}
 	preferred := chainLane(chainBucket(t, p, homeA), rotation)
-	holder, err := p.db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = holder.Rollback() }()
-	if _, err := holder.ExecContext(ctx, "SELECT 1 FROM ledger_chain_heads WHERE environment = 'TEST' AND stripe = ? FOR UPDATE", preferred); err != nil {
-		t.Fatal(err)
-	}
+	holder := holdHeads(t, p, "stripe = ?", preferred)
 	link := func(ids []string, homes []string) error {
 		envs, canon := make([]string, len(ids)), make([][]byte, len(ids))
 		for i, id := range ids {
@@ -157,12 +133,7 @@ func TestChain_TransactionKeepsItsStripe(t *testing.T) {
 
 	// Bucket C's four stripes held: a call for B and C waits until they are let go.
 	bucketC := chainBucket(t, p, homeC)
-	holder, err = p.db.BeginTx(ctx, nil)
-	must(err)
-	defer func() { _ = holder.Rollback() }()
-	_, err = holder.ExecContext(ctx, "SELECT 1 FROM ledger_chain_heads WHERE environment = 'TEST' AND stripe BETWEEN ? AND ? FOR UPDATE",
-		chainLane(bucketC, 0), chainLane(bucketC, postgres.ChainLanes-1))
-	must(err)
+	holder = holdHeads(t, p, "stripe BETWEEN ? AND ?", chainLane(bucketC, 0), chainLane(bucketC, postgres.ChainLanes-1))
 	linked := make(chan error, 1)
 	go func() { linked <- link([]string{"trf_keep7", "trf_keep8"}, []string{homeC, homeB}) }()
 	for waiting := false; !waiting; {
@@ -250,4 +221,21 @@ func answered(t *testing.T, done <-chan error, n int, stuck string) {
 			t.Fatal(stuck)
 		}
 	}
+}
+
+// holdHeads locks, in a transaction of its own, the TEST chain heads whose stripe meets cond
+// (args its parameters), as another transaction holding them would; the caller rolls it back to
+// let them go (and the test's end does, if it has not).
+func holdHeads(t *testing.T, p pipeDB, cond string, args ...any) bun.Tx {
+	t.Helper()
+	ctx := context.Background()
+	holder, err := p.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = holder.Rollback() })
+	if _, err := holder.ExecContext(ctx, "SELECT 1 FROM ledger_chain_heads WHERE environment = 'TEST' AND "+cond+" FOR UPDATE", args...); err != nil {
+		t.Fatal(err)
+	}
+	return holder
 }
