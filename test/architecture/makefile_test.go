@@ -39,6 +39,7 @@ var makeNeeds = map[string][]string{
 	"bench":         {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
 	"bench-money":   {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
 	"chaos":         {"contracts/build.sh"},
+	"race":          {"contracts/build.sh"},
 	"bench-cluster": {"contracts/build.sh"},
 	// The service built in its process, on a throwaway PostgreSQL and a throwaway Citus cluster.
 	"bench-citus": {"contracts/build.sh"},
