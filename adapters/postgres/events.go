@@ -211,11 +211,14 @@ func (r eventRepo) TenantsWithUndispatchedEvents(ctx context.Context, limit int)
 }
 
 // ClaimUndispatchedEvents names the tenant in both the lock and the update, so on Citus the
-// whole claim (SKIP LOCKED included) runs on the tenant's shard.
+// whole claim (SKIP LOCKED included) runs on the tenant's shard. The lock is FOR NO KEY UPDATE,
+// the update's own strength (dispatched_at is no key): a delivery's key to the event (its
+// key-share lock) never waits for the claim, so the claim and a delivery written beside it
+// cannot deadlock on the event and the first-delivery key.
 func (r eventRepo) ClaimUndispatchedEvents(ctx context.Context, tenantID string, limit int) ([]event.Event, error) {
 	var rows []eventModel
 	err := r.db.NewRaw(`UPDATE events SET dispatched_at = now() WHERE tenant_id = ? AND id IN (
-		SELECT id FROM events WHERE tenant_id = ? AND dispatched_at IS NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
+		SELECT id FROM events WHERE tenant_id = ? AND dispatched_at IS NULL ORDER BY id LIMIT ? FOR NO KEY UPDATE SKIP LOCKED)
 		RETURNING id, tenant_id, environment, type, resource_id, data, created_at`, tenantID, tenantID, limit).Scan(ctx, &rows)
 	if err != nil {
 		return nil, err

@@ -143,8 +143,9 @@ func TestEventRepo_RolledBackChangeHasNoEvent(t *testing.T) {
 
 // TestEventRepo_FanOutClaimsPerTenantOnce: the fan-out lists the tenants with events to
 // dispatch, then claims each tenant's events: a claim running while another holds some of the
-// tenant's events takes only the rest (SKIP LOCKED, without waiting), and every event of both
-// tenants is claimed exactly once. Distributed when the database is Citus
+// tenant's events takes only the rest (SKIP LOCKED, without waiting), a delivery of a held
+// event is written without waiting for the claim, and every event of both tenants is claimed
+// exactly once. Distributed when the database is Citus
 // (CORRIDOR_TESTDB_SOURCE=citus), where the claim runs on the tenant's one shard.
 func TestEventRepo_FanOutClaimsPerTenantOnce(t *testing.T) {
 	ctx := context.Background()
@@ -171,6 +172,7 @@ func TestEventRepo_FanOutClaimsPerTenantOnce(t *testing.T) {
 	store := postgres.NewStore(db)
 	at := time.Now().UTC().Truncate(time.Microsecond)
 	tenants := []string{core.NewID(core.PrefixTenant), core.NewID(core.PrefixTenant)}
+	endpoints := []string{core.NewID(core.PrefixWebhookEndpoint), core.NewID(core.PrefixWebhookEndpoint)}
 	err = store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		for i, id := range tenants {
 			tn := tenant.Tenant{ID: id, Slug: "fan-out-" + string(rune('a'+i)), Name: "F", OwnerUserID: "user_" + id, CreatedAt: at}
@@ -179,7 +181,7 @@ func TestEventRepo_FanOutClaimsPerTenantOnce(t *testing.T) {
 			}
 			// An enabled endpoint, so the events wait for the fan-out (without one they are
 			// recorded fanned out).
-			if err := tx.Events().CreateEndpoint(ctx, webhook.Endpoint{ID: core.NewID(core.PrefixWebhookEndpoint), TenantID: id,
+			if err := tx.Events().CreateEndpoint(ctx, webhook.Endpoint{ID: endpoints[i], TenantID: id,
 				Environment: core.EnvTest, URL: "https://example.com/hook", EventTypes: []string{"*"}, Enabled: true,
 				SealedSecret: []byte("sealed"), CreatedAt: at, UpdatedAt: at}); err != nil {
 				return err
@@ -227,6 +229,15 @@ func TestEventRepo_FanOutClaimsPerTenantOnce(t *testing.T) {
 		}
 		for _, e := range append(held, beside...) {
 			seen[e.ID]++
+		}
+		// A delivery of a held event is written beside the claim without waiting for it: its key
+		// to the event takes a key-share lock, which the claim's lock does not block.
+		wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		if _, err := db.ExecContext(wctx, `INSERT INTO webhook_deliveries (id, tenant_id, environment, endpoint_id, event_id,
+			event_type, status, attempts, created_at, updated_at) VALUES (?, ?, 'TEST', ?, ?, ?, 'FAILED', 1, now(), now())`,
+			core.NewID("whd"), tenants[0], endpoints[0], held[0].ID, held[0].Type); err != nil {
+			t.Errorf("a delivery of an event the fan-out holds: %v (it waited for the claim)", err)
 		}
 		return nil
 	})

@@ -211,9 +211,9 @@ func TestMetrics_WebhookBacklogAge(t *testing.T) {
 	// The endpoint comes after the event, so the service itself delivers nothing to it.
 	endpoint := ten.Root.Post("/v1/webhook-endpoints", map[string]any{"url": "https://1.1.1.1/backlog"}).Expect(t, 201).JSON(t)["id"].(string)
 	// The delivery below is the one the fan-out would write for this event and endpoint. The
-	// event was recorded fanned out (no endpoint then), so the fan-out never claims it: were it
-	// to, its claim (the event's row FOR UPDATE) and this insert (the first-delivery key, then
-	// the key share on the event) could deadlock, as this test once did.
+	// event was recorded fanned out (no endpoint then), so the fan-out never claims it and never
+	// writes that delivery beside this insert (which once deadlocked with its claim; see
+	// docs/decisions/webhooks.md, "The fan-out claims events FOR NO KEY UPDATE").
 	execSQL(t, `SELECT 1 FROM events WHERE tenant_id = $1 AND id = $2 AND dispatched_at IS NOT NULL`, ten.ID, eventID)
 	delivery := "whd_backlog_" + strings.ToLower(ten.ID)
 	execSQL(t, `INSERT INTO webhook_deliveries (id, tenant_id, environment, endpoint_id, event_id, event_type, status, attempts,
