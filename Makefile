@@ -110,7 +110,7 @@ chaos: contracts ## every crash, fault and cluster scenario at full length (docs
 		echo "make chaos: no Citus here (set CITUS_SOURCE or install it): the Citus worker and coordinator kills are not run"; fi
 
 .PHONY: race
-race: contracts browser softhsm ## every package's tests under the race detector (the service runs in the suites' process, so its HTTP, pipeline and jobs are instrumented); about 30 minutes on two cores; not part of .ci/run
+race: contracts browser softhsm ## every package's tests under the race detector (the service runs in the suites' process, so its HTTP, pipeline and jobs are instrumented); about 17 minutes on two cores; not part of .ci/run
 	CORRIDOR_REQUIRE_SOFTHSM=1 $(GO) test -race -count=1 -timeout 60m $(PKGS)
 
 # A recipe line naming $(MAKE) runs even under make -n, so the tests sit in a target of their own.
