@@ -205,14 +205,7 @@ func TestPipeline_BatchClaimSkipsHeldCards(t *testing.T) {
 	t.Parallel()
 	p, f, s := cardPipe(t, 3, 2500, 2)
 	ctx := context.Background()
-	holder, err := p.db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = holder.Rollback() }()
-	if _, err := holder.ExecContext(ctx, "SELECT 1 FROM cards WHERE id = ? FOR UPDATE", f.cards[0]); err != nil {
-		t.Fatal(err)
-	}
+	holder := holdRows(t, p, "SELECT 1 FROM cards WHERE id = ? FOR UPDATE", f.cards[0])
 	submit := func(fn func(ctx context.Context, tx ports.Tx) error) chan error { return submitStarted(ctx, s, fn) }
 	held := submit(f.authorize(0, "held", 100, nil))
 	free := submit(f.authorize(1, "free", 100, nil))

@@ -241,9 +241,10 @@ func TestPipeline_BatchClaimSkipsHeldRows(t *testing.T) {
 	assertCarriedOnce(t, s, p)
 }
 
-// holdBalanceRow locks an account's balance row in a transaction of its own, as another
-// transaction would hold it; the test rolls it back to free the row (and at its end).
-func holdBalanceRow(t *testing.T, p pipeDB, accountID string) bun.Tx {
+// holdRows runs lock (a locking read, args its parameters) in a transaction of its own, as
+// another transaction holding those rows would; the test rolls it back to let them go (and the
+// test's end does, if it has not).
+func holdRows(t *testing.T, p pipeDB, lock string, args ...any) bun.Tx {
 	t.Helper()
 	ctx := context.Background()
 	holder, err := p.db.BeginTx(ctx, nil)
@@ -251,10 +252,16 @@ func holdBalanceRow(t *testing.T, p pipeDB, accountID string) bun.Tx {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = holder.Rollback() })
-	if _, err := holder.ExecContext(ctx, "SELECT 1 FROM ledger_balances WHERE account_id = ? FOR UPDATE", accountID); err != nil {
+	if _, err := holder.ExecContext(ctx, lock, args...); err != nil {
 		t.Fatal(err)
 	}
 	return holder
+}
+
+// holdBalanceRow holds an account's balance row (holdRows).
+func holdBalanceRow(t *testing.T, p pipeDB, accountID string) bun.Tx {
+	t.Helper()
+	return holdRows(t, p, "SELECT 1 FROM ledger_balances WHERE account_id = ? FOR UPDATE", accountID)
 }
 
 // submitStarted runs fn in a unit of s in the background, once the unit has started: its

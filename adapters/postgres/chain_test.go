@@ -223,19 +223,8 @@ func answered(t *testing.T, done <-chan error, n int, stuck string) {
 	}
 }
 
-// holdHeads locks, in a transaction of its own, the TEST chain heads whose stripe meets cond
-// (args its parameters), as another transaction holding them would; the caller rolls it back to
-// let them go (and the test's end does, if it has not).
+// holdHeads holds the TEST chain heads whose stripe meets cond, args its parameters (holdRows).
 func holdHeads(t *testing.T, p pipeDB, cond string, args ...any) bun.Tx {
 	t.Helper()
-	ctx := context.Background()
-	holder, err := p.db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = holder.Rollback() })
-	if _, err := holder.ExecContext(ctx, "SELECT 1 FROM ledger_chain_heads WHERE environment = 'TEST' AND "+cond+" FOR UPDATE", args...); err != nil {
-		t.Fatal(err)
-	}
-	return holder
+	return holdRows(t, p, "SELECT 1 FROM ledger_chain_heads WHERE environment = 'TEST' AND "+cond+" FOR UPDATE", args...)
 }

@@ -221,14 +221,7 @@ func TestPipeline_LockConflictCommitsEarly(t *testing.T) {
 	a, b, x := p.accounts[0], p.accounts[1], p.accounts[2]
 	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
 	ctx := context.Background()
-	holder, err := p.db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = holder.Rollback() }()
-	if _, err := holder.ExecContext(ctx, "SELECT 1 FROM ledger_balances WHERE account_id = ? FOR UPDATE", x.ID); err != nil {
-		t.Fatal(err)
-	}
+	holder := holdBalanceRow(t, p, x.ID)
 	firstRan := make(chan struct{})
 	first := make(chan error, 1)
 	go func() {
