@@ -521,6 +521,7 @@ type checkoutResponse struct {
 	DepositAddress  string            `json:"deposit_address" oas:"required"`
 	PayerAddress    *string           `json:"payer_address" oas:"required" description:"the sender of the first transfer (refunds go there by default)"`
 	Description     string            `json:"description" oas:"required"`
+	Customer        *checkoutCustomer `json:"customer" oas:"required" description:"the customer given at creation, for the merchant (never shown on the payment page); null when none was"`
 	Metadata        map[string]string `json:"metadata" oas:"required"`
 	ExpiresAt       time.Time         `json:"expires_at" oas:"required"`
 	CreatedAt       time.Time         `json:"created_at" oas:"required"`
@@ -604,7 +605,16 @@ func toCheckout(c checkout.Checkout) checkoutResponse {
 		Status: checkoutStatus(c), TransactionHash: strPtr(c.TransactionHash), Confirmations: c.Confirmations,
 		AmountReceived: usdcAmount(c.Received), AmountRefunded: usdcAmount(c.Refunded), Refundable: usdcAmount(c.Refundable()),
 		FailureReason: strPtr(c.FailureReason), DepositAddress: c.DepositAddress, PayerAddress: strPtr(c.PayerAddress),
-		Description: c.Description, Metadata: meta, ExpiresAt: c.ExpiresAt, CreatedAt: c.CreatedAt, CompletedAt: c.CompletedAt}
+		Description: c.Description, Customer: toCheckoutCustomer(c), Metadata: meta, ExpiresAt: c.ExpiresAt, CreatedAt: c.CreatedAt,
+		CompletedAt: c.CompletedAt}
+}
+
+// toCheckoutCustomer is the customer a checkout was created with, nil when none was.
+func toCheckoutCustomer(c checkout.Checkout) *checkoutCustomer {
+	if c.CustomerEmail == "" && c.CustomerName == "" {
+		return nil
+	}
+	return &checkoutCustomer{Email: strPtr(c.CustomerEmail), Name: strPtr(c.CustomerName)}
 }
 
 func toCheckoutRefund(r checkout.Refund) checkoutRefundResponse {

@@ -49,7 +49,7 @@ func (s *Server) OpenAPI() map[string]any { return buildOpenAPI(s.endpoints, s.c
 // a development build reports it with its commit as build metadata (2.0.0+0123456789ab), and
 // CHANGELOG.md's newest entry names it. Bump it, with a CHANGELOG entry, in the change that
 // alters the contract; a test in sdk/ fails when they disagree.
-const APIVersion = "2.0.0"
+const APIVersion = "2.1.0"
 
 // unversionedBuild is info.version of a build that knows no version of its own (a test binary).
 const unversionedBuild = APIVersion

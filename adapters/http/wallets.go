@@ -509,7 +509,7 @@ type secondaryQuery struct {
 }
 
 // secondaryStatuses are the statuses a transaction shows (a payment received is completed).
-var secondaryStatuses = []string{"awaiting_signature", "signing", "ready_to_execute", "executing", "completed", "failed", "cancelled"}
+var secondaryStatuses = []string{"awaiting_signature", "signing", "ready_to_execute", "executing", "pending", "completed", "failed", "cancelled"}
 
 func parseSecondaryQuery(c *fiber.Ctx) (secondaryQuery, error) {
 	errs := core.FieldErrors{}
@@ -723,10 +723,10 @@ type secondaryTransaction struct {
 	Type            string    `json:"type" oas:"required,enum=payment|withdrawal|refund"`
 	Currency        string    `json:"currency" oas:"required,enum=USDC"`
 	Amount          string    `json:"amount" oas:"required"`
-	Status          string    `json:"status" oas:"required,enum=awaiting_signature|signing|ready_to_execute|executing|completed|failed|cancelled"`
+	Status          string    `json:"status" oas:"required,enum=awaiting_signature|signing|ready_to_execute|executing|pending|completed|failed|cancelled" description:"A Safe payment's status in lower case; pending for a card authorization's hold on the wallet not yet captured or released; completed for a posted movement."`
 	TransactionHash *string   `json:"transaction_hash" oas:"required"`
 	Counterparty    *string   `json:"counterparty" oas:"required" description:"the sender of a payment received, the destination of a withdrawal"`
-	Note            *string   `json:"note" oas:"required" description:"The note given with the send; null when none was."`
+	Note            *string   `json:"note" oas:"required" description:"The note given with the send; card authorization <id> on a card spend's line; null otherwise."`
 	CreatedAt       time.Time `json:"created_at" oas:"required"`
 }
 

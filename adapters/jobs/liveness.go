@@ -60,7 +60,7 @@ func clientIDFor(replica string) string {
 // caller's condition on job_workers w that selects the dead workers (a constant, never input).
 const rescueSQL = `
 WITH dead AS (
-	DELETE FROM job_workers w WHERE %s RETURNING w.client_id
+	DELETE FROM job_workers w WHERE %s RETURNING w.client_id, w.heartbeat_at = '-infinity' AS stopped
 ), released AS (
 	DELETE FROM pass_leases l USING dead d WHERE left(l.holder, length(d.client_id) + 1) = d.client_id || '#'
 	RETURNING 1
@@ -76,7 +76,8 @@ WITH dead AS (
 	WHERE j.state = 'running' AND j.attempted_by[array_length(j.attempted_by, 1)] = d.client_id
 	RETURNING j.id
 )
-SELECT (SELECT count(*) FROM dead), (SELECT count(*) FROM released), (SELECT count(*) FROM rescued)`
+SELECT (SELECT count(*) FROM dead), (SELECT count(*) FROM dead WHERE stopped), (SELECT count(*) FROM released),
+	(SELECT count(*) FROM rescued)`
 
 // start registers this worker after rescuing the jobs of this replica's previous incarnations:
 // they are dead for certain (this process now carries the replica's name), so their jobs need
@@ -141,15 +142,20 @@ func (l *liveness) round(ctx context.Context) {
 	}
 }
 
-// rescue runs rescueSQL for the workers the condition selects and logs what it did.
+// rescue runs rescueSQL for the workers the condition selects and logs what it did: a warning
+// when a worker died without stopping (or a stopped one left a job running or a lease held),
+// else, for workers that stopped cleanly (stop marked them) and left nothing, an info line.
 func (l *liveness) rescue(ctx context.Context, why, condition string, args ...any) error {
-	var dead, released, rescued int64
-	if err := l.pool.QueryRow(ctx, strings.Replace(rescueSQL, "%s", condition, 1), args...).Scan(&dead, &released, &rescued); err != nil {
+	var dead, stopped, released, rescued int64
+	if err := l.pool.QueryRow(ctx, strings.Replace(rescueSQL, "%s", condition, 1), args...).Scan(&dead, &stopped, &released, &rescued); err != nil {
 		return err
 	}
-	if dead > 0 {
+	switch {
+	case dead > stopped || rescued > 0 || released > 0:
 		l.log.Warn("job workers found dead; their jobs are back to work", "why", why, "workers", dead,
-			"jobsRescued", rescued, "passLeasesReleased", released, "by", l.clientID)
+			"stoppedCleanly", stopped, "jobsRescued", rescued, "passLeasesReleased", released, "by", l.clientID)
+	case dead > 0:
+		l.log.Info("job workers that stopped cleanly removed", "why", why, "workers", dead, "by", l.clientID)
 	}
 	return nil
 }

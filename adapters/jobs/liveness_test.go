@@ -1,7 +1,12 @@
 package jobs_test
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -128,4 +133,56 @@ func TestLiveness_RestartRescuesItsPreviousIncarnation(t *testing.T) {
 	if err := pool.QueryRow(ctx, `SELECT replica FROM job_workers WHERE client_id = $1`, r.ClientID()).Scan(&replica); err != nil || replica != "r1" {
 		t.Fatalf("the new incarnation's row: %q %v", replica, err)
 	}
+}
+
+// TestLiveness_CleanRestartIsNoAlarm: a replica whose previous process stopped cleanly (its
+// row marked stopped, no job left running) starts again with an info line, not the warning
+// an operator reads as a crash; a previous process that died without stopping still warns.
+func TestLiveness_CleanRestartIsNoAlarm(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard only
+	defer cancel()
+	pool, _ := jobsDB(ctx, t)
+	url := pool.Config().ConnString()
+
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	first := startRescueRunner(ctx, t, url, jobs.Config{Replica: "r1", DeadAfter: time.Hour})
+	if err := first.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	startRescueRunner(ctx, t, url, jobs.Config{Replica: "r1", DeadAfter: time.Hour, Logger: logger})
+	mu.Lock()
+	got := logs.String()
+	mu.Unlock()
+	if strings.Contains(got, "level=WARN") || !strings.Contains(got, "job workers that stopped cleanly removed") {
+		t.Fatalf("a clean restart logged:\n%s", got)
+	}
+
+	// A process of r2 that died (its heartbeat fresh, never marked stopped) is still a warning.
+	if _, err := pool.Exec(ctx, `INSERT INTO job_workers (client_id, replica) VALUES ('r2#old', 'r2')`); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	logs.Reset()
+	mu.Unlock()
+	startRescueRunner(ctx, t, url, jobs.Config{Replica: "r2", DeadAfter: time.Hour, Logger: logger})
+	mu.Lock()
+	got = logs.String()
+	mu.Unlock()
+	if !strings.Contains(got, "level=WARN") || !strings.Contains(got, "job workers found dead") {
+		t.Fatalf("a crashed incarnation logged:\n%s", got)
+	}
+}
+
+// lockedWriter serializes a test logger's writes with the reads of its buffer.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -43,16 +43,24 @@ const (
   FROM safe_payments sp
   WHERE sp.tenant_id = ?tenant AND sp.environment = ?env AND sp.kind = 'transfer' AND (?wallet = '' OR sp.source_wallet_id = ?wallet)`
 
+	// activityMirrorSQL: the mirror's lines. A line is a posting that moved the mirror's posted balance (the finance report's rule), or
+	// an open hold on it (a card authorization not yet captured or released, status PENDING).
+	// A hold's resolution moves the balance by what was captured, so a resolved hold and the
+	// release of a void show nothing: a card spend is one line, its hold while open, then its
+	// capture (docs/api.md, "Secondary surface").
 	activityMirrorSQL = `SELECT t.id, ` + activityWalletOfReference + ` AS wallet_id,
-    CASE WHEN p.amount >= 0 THEN 'payment' ELSE 'withdrawal' END AS type, abs(p.amount) AS amount, 'COMPLETED' AS status,
+    CASE WHEN p.posted_delta > 0 OR (p.posted_delta = 0 AND p.amount > 0) THEN 'payment' ELSE 'withdrawal' END AS type,
+    CASE WHEN p.posted_delta <> 0 THEN abs(p.posted_delta) ELSE abs(p.amount) END AS amount,
+    CASE WHEN p.posted_delta <> 0 THEN 'COMPLETED' ELSE 'PENDING' END AS status,
     coalesce(t.metadata->>'txHash', '') AS tx_hash,
     coalesce(CASE WHEN p.amount >= 0 THEN t.metadata->>'from' ELSE t.metadata->>'to' END, '') AS counterparty,
-    '' AS note, t.created_at
+    coalesce('card authorization ' || (t.metadata->>'cardAuthorizationId'), '') AS note, t.created_at
   FROM ledger_accounts a
   JOIN ledger_postings p ON p.account_id = a.id AND p.home_tenant_id = a.home_tenant_id
   JOIN ledger_transfers t ON t.id = p.transfer_id AND t.home_tenant_id = p.transfer_home_tenant_id
   WHERE a.tenant_id = ?tenant AND a.home_tenant_id = ?tenant AND p.home_tenant_id = ?tenant AND a.environment = ?env AND a.kind = ?kind
     AND (?wallet = '' OR a.reference = 'wallet:' || ?wallet || ':onchain')
+    AND (p.posted_delta <> 0 OR (t.type = 'PENDING' AND t.status = 'PENDING'))
     AND NOT (p.amount < 0 AND EXISTS (SELECT 1 FROM executed e
       WHERE e.wallet_id = ` + activityWalletOfReference + ` AND e.tx_hash = lower(t.metadata->>'txHash')))`
 

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -321,9 +322,25 @@ Corridor is listening on %s. First credential:
   TOKEN=$(./bin/corridor session --user u_1 --email you@example.com)
   curl -s -X POST %s/v1/tenants -H "Authorization: Bearer $TOKEN" -d '{"name":"Acme"}'
   curl -s -X POST %s/v1/api-keys -H "Authorization: Bearer $TOKEN" -d '{"name":"root","scopes":["*"]}'
-%s%sSee README.md (Quickstart). Ctrl-C stops the service%s.
+%s%sSee README.md (Quickstart). Ctrl-C stops %s.
 
-`, cfg.listenAddr(), localBase(cfg), localBase(cfg), consoleHint(cfg), operatorTokenHint(cfg), map[bool]string{true: "", false: " and the local PostgreSQL"}[cfg.Service.DatabaseURL != ""])
+`, cfg.listenAddr(), localBase(cfg), localBase(cfg), consoleHint(cfg), operatorTokenHint(cfg), stoppedByCtrlC(cfg))
+}
+
+// stoppedByCtrlC names what an interrupt stops: the service, and the local PostgreSQL and dev
+// chain when this run provides them (a dev chain another run started is left running).
+func stoppedByCtrlC(cfg Config) string {
+	parts := []string{"the service"}
+	if cfg.Service.DatabaseURL == "" {
+		parts = append(parts, "the local PostgreSQL")
+	}
+	if !cfg.Chain.endpoint(core.EnvTest).RPCURL.set() && bool(cfg.Chain.DevChain) {
+		parts = append(parts, "the dev chain it started")
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // localBase is where a curl on this machine reaches the service: localhost on the listen port.

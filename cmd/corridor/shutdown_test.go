@@ -33,3 +33,20 @@ func TestShutdown_SeparateBudgets(t *testing.T) {
 		t.Fatalf("shutdown took %v: the budgets are not spent at the same time", took)
 	}
 }
+
+// The first-steps banner names what Ctrl-C stops: the local PostgreSQL and the dev chain only
+// when this run provides them.
+func TestStoppedByCtrlC(t *testing.T) {
+	local := Config{Chain: chainConfig{DevChain: true}}
+	if got := stoppedByCtrlC(local); got != "the service, the local PostgreSQL and the dev chain it started" {
+		t.Errorf("local run: %q", got)
+	}
+	external := Config{Service: serviceConfig{DatabaseURL: "postgres://db"}, Chain: chainConfig{TestRPCURL: "http://node", DevChain: true}}
+	if got := stoppedByCtrlC(external); got != "the service" {
+		t.Errorf("external database and chain: %q", got)
+	}
+	noChain := Config{Chain: chainConfig{DevChain: false}}
+	if got := stoppedByCtrlC(noChain); got != "the service and the local PostgreSQL" {
+		t.Errorf("no dev chain: %q", got)
+	}
+}

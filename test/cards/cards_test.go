@@ -478,3 +478,68 @@ func TestCards_FeatureOn(t *testing.T) {
 		t.Fatalf("features: %v", m["features"])
 	}
 }
+
+// TestCards_WalletTransactionsShowASpendOnce: in the wallet's transaction list a card spend is
+// one line, its hold (pending) while the authorization is open and then its capture
+// (completed, the captured amount); a reversed authorization leaves no line, and the lines add
+// up to the wallet's balance.
+func TestCards_WalletTransactionsShowASpendOnce(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	w := newWallet(t, ten.ID, true, 100)
+	id := issue(t, ten.Root, w, map[string]any{"dailyUsd": "50"})["cardId"].(string)
+	path := "/v1/wallets/" + w.ID + "/transactions"
+	withdrawals := func(query string) []map[string]any {
+		t.Helper()
+		body := ten.Root.Get(path+"?type=withdrawal"+query).Expect(t, 200).JSON(t)
+		var out []map[string]any
+		for _, raw := range body["data"].([]any) {
+			out = append(out, raw.(map[string]any))
+		}
+		if int(body["total"].(float64)) != len(out) {
+			t.Fatalf("total %v for %d lines", body["total"], len(out))
+		}
+		return out
+	}
+	line := func(l map[string]any, amount, status, aid string) {
+		t.Helper()
+		if l["amount"] != amount || l["status"] != status || l["note"] != "card authorization "+aid || l["wallet_id"] != w.ID {
+			t.Fatalf("line %v, want %s %s of %s", l, amount, status, aid)
+		}
+	}
+
+	a := authorize(t, ten.Root, id, "20", "5411")["authorizationId"].(string)
+	got := withdrawals("")
+	if len(got) != 1 {
+		t.Fatalf("an open authorization: %v", got)
+	}
+	line(got[0], "20", "pending", a)
+	if pending := withdrawals("&status=pending"); len(pending) != 1 {
+		t.Fatalf("status=pending: %v", pending)
+	}
+
+	ten.Root.Post("/v1/sandbox/card-authorizations/"+a+"/capture", map[string]any{"amountUsd": "15"}).Expect(t, 200)
+	got = withdrawals("")
+	if len(got) != 1 {
+		t.Fatalf("a captured authorization: %v", got)
+	}
+	line(got[0], "15", "completed", a)
+
+	b := authorize(t, ten.Root, id, "5", "5411")["authorizationId"].(string)
+	ten.Root.Post("/v1/sandbox/card-authorizations/"+b+"/reverse", nil).Expect(t, 200)
+	if got = withdrawals(""); len(got) != 1 || got[0]["amount"] != "15" {
+		t.Fatalf("after a reversal: %v", got)
+	}
+	if pending := withdrawals("&status=pending"); len(pending) != 0 {
+		t.Fatalf("no hold is open: %v", pending)
+	}
+
+	// The USDC minted in, less the capture, is the wallet's posted balance.
+	in := ten.Root.Get(path+"?type=payment").Expect(t, 200).JSON(t)["data"].([]any)
+	if len(in) != 1 || in[0].(map[string]any)["amount"] != "100" {
+		t.Fatalf("payments received: %v", in)
+	}
+	if bal := mirrorBalance(t, w.ID); bal.Posted != 85_000_000 || bal.PendingDebits != 0 {
+		t.Fatalf("mirror: %+v", bal)
+	}
+}

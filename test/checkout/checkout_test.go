@@ -33,6 +33,10 @@ func TestCheckout_JourneyWithSignedWebhooks(t *testing.T) {
 	if got["status"] != "created" || got["transaction_hash"] != nil || got["confirmations"] != float64(0) || got["completed_at"] != nil {
 		t.Fatalf("before payment: %v", got)
 	}
+	// The customer given at creation is kept for the merchant, and read back.
+	if cu, _ := got["customer"].(map[string]any); cu["email"] != "payer@example.com" || cu["name"] != "Pat Payer" {
+		t.Fatalf("customer: %v", got["customer"])
+	}
 
 	deposit := c["deposit_address"].(string)
 	pay(t, deposit, 12_500_000)
@@ -310,6 +314,9 @@ func TestCheckout_CreateIsIdempotent(t *testing.T) {
 	again := ten.Root.With("Idempotency-Key", "create-once").Post("/v1/payments", body).Expect(t, 201).JSON(t)
 	if first["id"] != again["id"] || first["deposit_address"] != again["deposit_address"] {
 		t.Fatalf("retry answered %v, first %v", again, first)
+	}
+	if got := get(t, ten.Root, first["id"].(string)); got["customer"] != nil {
+		t.Fatalf("no customer was given: %v", got["customer"])
 	}
 	body["amount"] = 5
 	ten.Root.With("Idempotency-Key", "create-once").Post("/v1/payments", body).Expect(t, 422)

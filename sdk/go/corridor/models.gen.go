@@ -3874,6 +3874,7 @@ const (
 	SecondaryTransactionStatusCompleted         SecondaryTransactionStatus = "completed"
 	SecondaryTransactionStatusExecuting         SecondaryTransactionStatus = "executing"
 	SecondaryTransactionStatusFailed            SecondaryTransactionStatus = "failed"
+	SecondaryTransactionStatusPending           SecondaryTransactionStatus = "pending"
 	SecondaryTransactionStatusReadyToExecute    SecondaryTransactionStatus = "ready_to_execute"
 	SecondaryTransactionStatusSigning           SecondaryTransactionStatus = "signing"
 )
@@ -3890,6 +3891,8 @@ func (e SecondaryTransactionStatus) Valid() bool {
 	case SecondaryTransactionStatusExecuting:
 		return true
 	case SecondaryTransactionStatusFailed:
+		return true
+	case SecondaryTransactionStatusPending:
 		return true
 	case SecondaryTransactionStatusReadyToExecute:
 		return true
@@ -5486,6 +5489,9 @@ type Checkout struct {
 	// Currency The currency of the amount.
 	Currency CheckoutCurrency `json:"currency"`
 
+	// Customer the customer given at creation, for the merchant (never shown on the payment page); null when none was
+	Customer *CheckoutCustomer `json:"customer"`
+
 	// DepositAddress The address the payer sends USDC to.
 	DepositAddress string `json:"deposit_address"`
 
@@ -5583,7 +5589,7 @@ type CheckoutCreateStatus string
 // CheckoutCreateAmount the price in currency, a JSON number with at most 2 fraction digits, at most 1000000
 type CheckoutCreateAmount = json.Number
 
-// CheckoutCustomer Part of CreatePaymentBody.
+// CheckoutCustomer Part of Checkout.
 type CheckoutCustomer struct {
 	// Email the payer's email, kept for the merchant
 	Email *string `json:"email,omitempty"`
@@ -5936,7 +5942,7 @@ type CreatePaymentBody struct {
 	// Currency USD, the only currency hosted checkout prices in (accepted in any case)
 	Currency *CreatePaymentBodyCurrency `json:"currency,omitempty"`
 
-	// Customer Part of CreatePaymentBody.
+	// Customer Part of Checkout.
 	Customer *CheckoutCustomer `json:"customer,omitempty"`
 
 	// Description shown on the payment page
@@ -8412,10 +8418,10 @@ type SecondaryTransaction struct {
 	// Id a Safe payment (pay_…), a ledger transfer of the on-chain mirror, a completed checkout (chk_…, a payment received) or a checkout refund (a refund)
 	Id string `json:"id"`
 
-	// Note The note given with the send; null when none was.
+	// Note The note given with the send; card authorization <id> on a card spend's line; null otherwise.
 	Note *string `json:"note"`
 
-	// Status The object's state; the capability's docs list the states and their transitions.
+	// Status A Safe payment's status in lower case; pending for a card authorization's hold on the wallet not yet captured or released; completed for a posted movement.
 	Status SecondaryTransactionStatus `json:"status"`
 
 	// TransactionHash The on-chain transaction's hash (0x…, 64 hex digits).
@@ -8431,7 +8437,7 @@ type SecondaryTransaction struct {
 // SecondaryTransactionCurrency The currency of the amount.
 type SecondaryTransactionCurrency string
 
-// SecondaryTransactionStatus The object's state; the capability's docs list the states and their transitions.
+// SecondaryTransactionStatus A Safe payment's status in lower case; pending for a card authorization's hold on the wallet not yet captured or released; completed for a posted movement.
 type SecondaryTransactionStatus string
 
 // SecondaryTransactionType The kind of object or destination; the capability's docs list the values.

@@ -5659,6 +5659,8 @@ export interface components {
              * @enum {string}
              */
             currency: "USD";
+            /** @description the customer given at creation, for the merchant (never shown on the payment page); null when none was */
+            customer: components["schemas"]["CheckoutCustomer"] | null;
             /** @description The address the payer sends USDC to. */
             deposit_address: string;
             /** @description Free text the partner chose. */
@@ -5740,7 +5742,7 @@ export interface components {
          * @description the price in currency, a JSON number with at most 2 fraction digits, at most 1000000
          */
         CheckoutCreateAmount: number;
-        /** @description Part of CreatePaymentBody. */
+        /** @description Part of Checkout. */
         CheckoutCustomer: {
             /** @description the payer's email, kept for the merchant */
             email?: string;
@@ -7879,13 +7881,13 @@ export interface components {
             currency: "USDC";
             /** @description a Safe payment (pay_…), a ledger transfer of the on-chain mirror, a completed checkout (chk_…, a payment received) or a checkout refund (a refund) */
             id: string;
-            /** @description The note given with the send; null when none was. */
+            /** @description The note given with the send; card authorization <id> on a card spend's line; null otherwise. */
             note: string | null;
             /**
-             * @description The object's state; the capability's docs list the states and their transitions.
+             * @description A Safe payment's status in lower case; pending for a card authorization's hold on the wallet not yet captured or released; completed for a posted movement.
              * @enum {string}
              */
-            status: "awaiting_signature" | "signing" | "ready_to_execute" | "executing" | "completed" | "failed" | "cancelled";
+            status: "awaiting_signature" | "signing" | "ready_to_execute" | "executing" | "pending" | "completed" | "failed" | "cancelled";
             /** @description The on-chain transaction's hash (0x…, 64 hex digits). */
             transaction_hash: string | null;
             /**
@@ -11524,6 +11526,7 @@ export interface operations {
                      *           "created_at": "2026-11-27T10:00:00.000000Z",
                      *           "cryptocurrency": "USDC",
                      *           "currency": "USD",
+                     *           "customer": {},
                      *           "deposit_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *           "description": "Order #1042: 3 seats",
                      *           "expires_at": "2026-11-27T10:00:00.000000Z",
@@ -16228,6 +16231,7 @@ export interface operations {
                      *       "created_at": "2026-11-27T10:00:00.000000Z",
                      *       "cryptocurrency": "USDC",
                      *       "currency": "USD",
+                     *       "customer": {},
                      *       "deposit_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "description": "Order #1042: 3 seats",
                      *       "expires_at": "2026-11-27T10:00:00.000000Z",
