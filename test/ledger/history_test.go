@@ -26,7 +26,7 @@ func TestStore_TwinCommitsFirst(t *testing.T) {
 	t.Parallel()
 	tenant := newTenantID()
 	a, world := fund(t, tenant, usd(10))
-	c := open(t, ledger.WalletOnchain(core.EnvTest, ledger.AssetUSDC, tenant, "twin"))[0]
+	c := open(t, ledger.WalletOnchain(core.EnvTest, ledger.AssetUSDC, tenant, "twin_"+tenant))[0] // a reference names no tenant
 	def().mustPost(t, moveSpec(ref("fund-wallet", tenant), world.ID, c.ID, usd(10)))
 	b := open(t, ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, newTenantID()))[0]
 	reference := ref("twin")
@@ -220,8 +220,8 @@ func TestStore_RandomWorkload(t *testing.T) {
 		tenantID := newTenantID()
 		specs := []ledger.AccountSpec{
 			ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, tenantID),
-			ledger.OfframpLocked(core.EnvTest, ledger.AssetUSDC, tenantID, "ofp_a_"+m.name),
-			ledger.ClaimEscrow(core.EnvTest, ledger.AssetUSDC, tenantID, "clm_a_"+m.name),
+			ledger.OfframpLocked(core.EnvTest, ledger.AssetUSDC, tenantID, "ofp_a_"+m.name+"_"+tenantID),
+			ledger.ClaimEscrow(core.EnvTest, ledger.AssetUSDC, tenantID, "clm_a_"+m.name+"_"+tenantID),
 			ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, newTenantID()),
 			ledger.PlatformFees(core.EnvTest, ledger.AssetUSDC),
 			ledger.World(core.EnvTest, ledger.AssetUSDC, "random-workload"),
