@@ -127,10 +127,16 @@ func startChain(ctx context.Context, cfg Config, env core.Environment, log *slog
 	switch {
 	case ep.RPCURL.set():
 		return dialConfigured(ctx, env, ep, cfg.Chain, log)
-	case env == core.EnvTest && cfg.Local && bool(cfg.Chain.DevChain):
+	case env == core.EnvTest && cfg.startsDevChain():
 		return startDevChain(ctx, cfg, log)
 	}
 	return nil, nil, nil
+}
+
+// startsDevChain reports whether this process serves TEST from the local dev chain it starts
+// (`corridor run` with no CHAIN_RPC_URL and CORRIDOR_DEV_CHAIN on).
+func (cfg Config) startsDevChain() bool {
+	return cfg.Local && !cfg.Chain.endpoint(core.EnvTest).RPCURL.set() && bool(cfg.Chain.DevChain)
 }
 
 // dialConfigured connects to a configured node: the environment's chain id is required (84532

@@ -21,7 +21,6 @@ import (
 	"github.com/corridorhq/corridor/adapters/console"
 	"github.com/corridorhq/corridor/adapters/identity"
 	"github.com/corridorhq/corridor/adapters/pgcluster"
-	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/wiring"
 )
@@ -285,7 +284,7 @@ func serveConfig(ctx context.Context, cfg Config, dbURL string, log *slog.Logger
 	if cfg.Local {
 		wcfg.ConsoleLocalOwner = wcfg.Identity == nil // the console's one-click TEST sign-in (sandbox sessions only)
 		wcfg.Payouts = sandboxPayoutDefaults(wcfg.Payouts)
-		if !cfg.Chain.endpoint(core.EnvTest).RPCURL.set() && bool(cfg.Chain.DevChain) && os.Getenv("CHECKOUT_CONFIRMATIONS") == "" {
+		if cfg.startsDevChain() && os.Getenv("CHECKOUT_CONFIRMATIONS") == "" {
 			// The local dev chain mines a block only when a transaction arrives, so a deeper
 			// requirement would leave a paid checkout pending until unrelated traffic came.
 			wcfg.Checkout.Confirmations = 1
@@ -334,7 +333,7 @@ func stoppedByCtrlC(cfg Config) string {
 	if cfg.Service.DatabaseURL == "" {
 		parts = append(parts, "the local PostgreSQL")
 	}
-	if !cfg.Chain.endpoint(core.EnvTest).RPCURL.set() && bool(cfg.Chain.DevChain) {
+	if cfg.startsDevChain() {
 		parts = append(parts, "the dev chain it started")
 	}
 	if len(parts) == 1 {

@@ -37,7 +37,7 @@ func TestShutdown_SeparateBudgets(t *testing.T) {
 // The first-steps banner names what Ctrl-C stops: the local PostgreSQL and the dev chain only
 // when this run provides them.
 func TestStoppedByCtrlC(t *testing.T) {
-	local := Config{Chain: chainConfig{DevChain: true}}
+	local := Config{Local: true, Chain: chainConfig{DevChain: true}}
 	if got := stoppedByCtrlC(local); got != "the service, the local PostgreSQL and the dev chain it started" {
 		t.Errorf("local run: %q", got)
 	}
@@ -45,8 +45,12 @@ func TestStoppedByCtrlC(t *testing.T) {
 	if got := stoppedByCtrlC(external); got != "the service" {
 		t.Errorf("external database and chain: %q", got)
 	}
-	noChain := Config{Chain: chainConfig{DevChain: false}}
+	noChain := Config{Local: true, Chain: chainConfig{DevChain: false}}
 	if got := stoppedByCtrlC(noChain); got != "the service and the local PostgreSQL" {
 		t.Errorf("no dev chain: %q", got)
+	}
+	serve := Config{Service: serviceConfig{DatabaseURL: "postgres://db"}, Chain: chainConfig{DevChain: true}}
+	if got := stoppedByCtrlC(serve); got != "the service" {
+		t.Errorf("serve starts no dev chain: %q", got)
 	}
 }
