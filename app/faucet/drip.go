@@ -71,7 +71,13 @@ func (s *Service) sendDrip(ctx context.Context, chain ports.Chain, d wallet.Drip
 	if err != nil {
 		return 0, err // perhaps sent: the retry takes the recovery path and never sends again
 	}
-	if d, err = s.recordDrip(ctx, d.TenantID, d.ID, wallet.DripSent, hash.Hex(), 0, ""); err != nil {
+	d, err = s.recordDrip(ctx, d.TenantID, d.ID, wallet.DripSent, hash.Hex(), 0, "")
+	if errors.Is(err, errStepDone) {
+		// A run that found the send started but not recorded adopted this mint from the chain
+		// (recoverDrip), or the drip ended: look again, as that run does.
+		return receiptPollInterval, nil
+	}
+	if err != nil {
 		return 0, err
 	}
 	return s.confirmDrip(ctx, chain, d)
@@ -111,8 +117,12 @@ func (s *Service) recoverDrip(ctx context.Context, chain ports.Chain, d wallet.D
 			return 0, err
 		}
 		if found {
-			if d, err = s.recordDrip(ctx, d.TenantID, d.ID, wallet.DripSent, hash.Hex(), 0, ""); err != nil {
-				return 0, ignoreDone(err)
+			d, err = s.recordDrip(ctx, d.TenantID, d.ID, wallet.DripSent, hash.Hex(), 0, "")
+			if errors.Is(err, errStepDone) {
+				return receiptPollInterval, nil // the sender recorded its hash meanwhile: look again
+			}
+			if err != nil {
+				return 0, err
 			}
 			return s.confirmDrip(ctx, chain, d)
 		}

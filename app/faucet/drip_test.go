@@ -30,6 +30,8 @@ type scriptedChain struct {
 	sendCalls int
 	sendErr   error
 	logs      []ports.TransferLog
+	// onSend and onLogs, when set, run inside a send and a log read: another run's step there.
+	onSend, onLogs func()
 }
 
 func (c *scriptedChain) ChainID() int64 { return wallet.SandboxChainID }
@@ -39,6 +41,9 @@ func (c *scriptedChain) Receipt(_ context.Context, h common.Hash) (ports.Receipt
 	return ports.Receipt{TxHash: h, Status: c.receipt, FailureReason: "boom"}, nil
 }
 func (c *scriptedChain) send() (common.Hash, error) {
+	if c.onSend != nil {
+		c.onSend()
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.sendCalls++
@@ -55,6 +60,9 @@ func (c *scriptedChain) SendETH(context.Context, common.Address, *big.Int) (comm
 }
 func (c *scriptedChain) LatestBlock(context.Context) (uint64, error) { return 10, nil }
 func (c *scriptedChain) USDCTransferLogs(context.Context, uint64, uint64, []common.Address) ([]ports.TransferLog, error) {
+	if c.onLogs != nil {
+		c.onLogs()
+	}
 	return c.logs, nil
 }
 
@@ -187,6 +195,54 @@ func TestDripWorker_InterruptedSendIsNeverRepeated(t *testing.T) {
 		}
 		if d := store.drip("drp_1"); d.Status != wallet.DripFailed || !strings.Contains(d.FailureReason, "not minter") {
 			t.Fatalf("drip %+v", d)
+		}
+	})
+}
+
+// TestDripWorker_ConcurrentRunsKeepLooking: two runs of one drip (the job, and an on-ramp's
+// create answering once the mint is mined) meet at the send. Whichever records the mint's hash
+// second is told to look again, not that the drip is done (which made an on-ramp answer
+// SUBMITTED at once) nor that it failed (which made the job retry with an error).
+func TestDripWorker_ConcurrentRunsKeepLooking(t *testing.T) {
+	ctx := context.Background()
+	mint := common.BigToHash(big.NewInt(1001)) // the scripted chain's first send
+	minted := []ports.TransferLog{{TxHash: mint, To: common.HexToAddress(testAddress), AmountBaseUnits: big.NewInt(5_000_000)}}
+	t.Run("the sender records the hash after a recovering run adopted it", func(t *testing.T) {
+		chain := &scriptedChain{receipt: ports.TxPending, logs: minted}
+		a, store, _ := newTestService(t, chain)
+		addDrip(t, store, wallet.AssetUSDC)
+		chain.onSend = func() {
+			chain.onSend = nil
+			if snooze, err := a.RunDrip(ctx, "", "drp_1"); err != nil || snooze <= 0 {
+				t.Errorf("the recovering run: %v %v", snooze, err)
+			}
+		}
+		if snooze, err := a.RunDrip(ctx, "", "drp_1"); err != nil || snooze <= 0 {
+			t.Fatalf("the sending run: %v %v, want to look again", snooze, err)
+		}
+		if d := store.drip("drp_1"); d.Status != wallet.DripSubmitted || d.TxHash != mint.Hex() || chain.sendCalls != 1 {
+			t.Fatalf("drip %+v after %d sends", d, chain.sendCalls)
+		}
+	})
+	t.Run("a recovering run meets the hash the sender recorded meanwhile", func(t *testing.T) {
+		chain := &scriptedChain{receipt: ports.TxPending, logs: minted}
+		a, store, _ := newTestService(t, chain)
+		addDrip(t, store, wallet.AssetUSDC)
+		if _, err := a.recordDrip(ctx, "", "drp_1", wallet.DripSendStarted, "", 10, ""); err != nil {
+			t.Fatal(err)
+		}
+		chain.onLogs = func() {
+			chain.onLogs = nil
+			if _, err := a.recordDrip(ctx, "", "drp_1", wallet.DripSent, mint.Hex(), 0, ""); err != nil {
+				t.Error(err)
+			}
+		}
+		if snooze, err := a.RunDrip(ctx, "", "drp_1"); err != nil || snooze <= 0 {
+			t.Fatalf("the recovering run: %v %v, want to look again", snooze, err)
+		}
+		chain.receipt = ports.TxSucceeded
+		if snooze, err := a.RunDrip(ctx, "", "drp_1"); err != nil || snooze != 0 || store.drip("drp_1").Status != wallet.DripConfirmed {
+			t.Fatalf("once mined: %v %v %+v", snooze, err, store.drip("drp_1"))
 		}
 	})
 }
