@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"reflect"
 	"strings"
+	"unicode/utf8"
 )
 
 // keysPlainlyClean reports that checkKeys would find nothing in body (which decoded into a
 // value of type t): no object gives a key twice and no key of a struct matches a field only
 // without case. It reads the body's bytes once and allocates nothing; where it cannot be sure
-// cheaply (a key with an escape, an object of more than maxPlainKeys keys, deep nesting) or
+// cheaply (a key with an escape or a byte outside ASCII, an object of more than maxPlainKeys keys, deep nesting) or
 // finds something, it answers false and checkKeys walks the body, naming what it finds.
 func keysPlainlyClean(body []byte, t reflect.Type) bool {
 	w := plainWalker{b: body}
@@ -55,18 +56,22 @@ func (w *plainWalker) value(t reflect.Type, depth int) bool {
 }
 
 // str reads a string at w.i and returns its raw content; plain is false for one with an
-// escape (its content is not its bytes), which matters only where the string is a key.
+// escape or a byte outside ASCII (its content may not be its bytes: the decoder reads invalid
+// UTF-8 as U+FFFD, so two different byte strings can be one key), which matters only where the
+// string is a key.
 func (w *plainWalker) str() (raw []byte, plain bool) {
 	start := w.i + 1
 	plain = true
 	for j := start; j < len(w.b); j++ {
-		switch w.b[j] {
-		case '\\':
+		switch c := w.b[j]; {
+		case c == '\\':
 			plain = false
 			j++
-		case '"':
+		case c == '"':
 			w.i = j + 1
 			return w.b[start:j], plain
+		case c >= utf8.RuneSelf:
+			plain = false
 		}
 	}
 	w.i = len(w.b)
