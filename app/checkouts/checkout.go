@@ -126,9 +126,26 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, pr Prepared) (ch
 	return c, err
 }
 
-// recordPayment records the checkout's status as payment.<status>.
+// recordPayment records the checkout's status as payment.<status>. The data carries the
+// merchant's metadata and customer, as GET returns them, so a webhook finds its order without
+// reading the checkout back.
 func recordPayment(ctx context.Context, tx txView, c checkout.Checkout) error {
-	extra := map[string]any{"currency": c.Currency, "cryptocurrency": c.Cryptocurrency, "deposit_address": c.DepositAddress}
+	metadata := map[string]string{}
+	for k, v := range c.Metadata {
+		metadata[k] = v
+	}
+	extra := map[string]any{"currency": c.Currency, "cryptocurrency": c.Cryptocurrency, "deposit_address": c.DepositAddress,
+		"metadata": metadata}
+	if c.CustomerEmail != "" || c.CustomerName != "" {
+		customer := map[string]string{}
+		if c.CustomerEmail != "" {
+			customer["email"] = c.CustomerEmail
+		}
+		if c.CustomerName != "" {
+			customer["name"] = c.CustomerName
+		}
+		extra["customer"] = customer
+	}
 	if c.TransactionHash != "" {
 		extra["transaction_hash"] = c.TransactionHash
 	}

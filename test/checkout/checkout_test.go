@@ -60,6 +60,12 @@ func TestCheckout_JourneyWithSignedWebhooks(t *testing.T) {
 		if data["id"] != id || d.Event["event"] != d.Event["type"] || data["amount"] != "12.5" {
 			t.Fatalf("delivery: %s", d.Body)
 		}
+		// The merchant's metadata and customer ride every event, so a webhook finds its order.
+		meta, _ := data["metadata"].(map[string]any)
+		cu, _ := data["customer"].(map[string]any)
+		if meta["order"] != "42" || cu["email"] != "payer@example.com" || cu["name"] != "Pat Payer" {
+			t.Fatalf("delivery without the merchant's metadata and customer: %s", d.Body)
+		}
 		seen[d.Event["type"].(string)] = true
 	}
 	for _, typ := range []string{"payment.created", "payment.pending", "payment.completed"} {
@@ -320,8 +326,14 @@ func TestCheckout_CreateIsIdempotent(t *testing.T) {
 	}
 	body["amount"] = 5
 	ten.Root.With("Idempotency-Key", "create-once").Post("/v1/payments", body).Expect(t, 422)
-	if n := len(events(t, ten.Root, "payment.created")); n != 1 {
+	created := events(t, ten.Root, "payment.created")
+	if n := len(created); n != 1 {
 		t.Fatalf("%d payment.created events, want 1", n)
+	}
+	// Without metadata or customer the event carries metadata {} and no customer.
+	data := created[0].(map[string]any)["data"].(map[string]any)
+	if meta, ok := data["metadata"].(map[string]any); !ok || len(meta) != 0 || data["customer"] != nil {
+		t.Fatalf("payment.created data: %v", data)
 	}
 }
 
