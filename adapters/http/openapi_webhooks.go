@@ -57,9 +57,10 @@ func (g *schemaGen) webhooks() map[string]any {
 func (g *schemaGen) webhookOperation(typ, when string) map[string]any {
 	example := exampleObject(reflect.TypeOf(webhookPayload{}))
 	example["type"], example["event"] = typ, typ
-	family, status, _ := strings.Cut(typ, ".")
+	family, _, _ := strings.Cut(typ, ".")
+	status, _ := event.DataStatus(typ)
 	example["id"] = "evt" + exampleIDSuffix
-	example["data"] = map[string]any{"id": webhookFamilyPrefixes[family] + exampleIDSuffix, "status": strings.ToUpper(status)}
+	example["data"] = map[string]any{"id": webhookFamilyPrefixes[family] + exampleIDSuffix, "status": status}
 	var name strings.Builder
 	for _, word := range strings.FieldsFunc(typ, func(r rune) bool { return r == '.' || r == '_' }) {
 		name.WriteString(strings.ToUpper(word[:1]) + word[1:])

@@ -19,26 +19,21 @@ import (
 // its first object of the family: a trigger is always about a real object of the caller's (GET
 // on data.id answers 200), so a caller with none is refused with this hint instead of being sent
 // an event about an id that does not exist. `corridor trigger` (sdk/forward) reads the refusal
-// and makes the object itself through the public API, then asks again. lowerStatus marks the
-// checkout families (payment, refund), whose real events carry their status in lower case
-// ("completed", "processed").
-var triggerFamilies = map[string]struct {
-	firstObject string
-	lowerStatus bool
-}{
-	"safe_payment":       {"propose a payment from a DEPLOYED wallet (POST /v1/payments)", false},
-	"offramp_payment":    {"send an off-ramp payment (POST /v1/offramp/payments)", false},
-	"claim":              {"send an off-ramp payment to a phone with no account yet, which opens a claim (POST /v1/offramp/payments)", false},
-	"card":               {"issue a card (POST /v1/cards)", false},
-	"card_authorization": {"ask the sandbox issuer for an authorization (POST /v1/sandbox/cards/{id}/authorizations)", false},
-	"agent":              {"create an agent (POST /v1/agents)", false},
-	"invoice":            {"create an invoice (POST /v1/invoices)", false},
-	"treasury_sweep":     {"propose a sweep between a treasury account's buckets (POST /v1/treasury/accounts/{id}/sweeps)", false},
-	"payment":            {"create a checkout (POST /v1/payments with amount, currency USD, cryptocurrency USDC)", true},
-	"refund":             {"refund a checkout that received USDC (POST /v1/payments/{id}/refund) and let it be sent", true},
-	"webhook_endpoint":   {"register an endpoint (POST /v1/webhook-endpoints)", false},
-	"member":             {"invite a member (POST /v1/tenants/members)", false},
-	"twofactor":          {"", false},
+// and makes the object itself through the public API, then asks again.
+var triggerFamilies = map[string]string{
+	"safe_payment":       "propose a payment from a DEPLOYED wallet (POST /v1/payments)",
+	"offramp_payment":    "send an off-ramp payment (POST /v1/offramp/payments)",
+	"claim":              "send an off-ramp payment to a phone with no account yet, which opens a claim (POST /v1/offramp/payments)",
+	"card":               "issue a card (POST /v1/cards)",
+	"card_authorization": "ask the sandbox issuer for an authorization (POST /v1/sandbox/cards/{id}/authorizations)",
+	"agent":              "create an agent (POST /v1/agents)",
+	"invoice":            "create an invoice (POST /v1/invoices)",
+	"treasury_sweep":     "propose a sweep between a treasury account's buckets (POST /v1/treasury/accounts/{id}/sweeps)",
+	"payment":            "create a checkout (POST /v1/payments with amount, currency USD, cryptocurrency USDC)",
+	"refund":             "refund a checkout that received USDC (POST /v1/payments/{id}/refund) and let it be sent",
+	"webhook_endpoint":   "register an endpoint (POST /v1/webhook-endpoints)",
+	"member":             "invite a member (POST /v1/tenants/members)",
+	"twofactor":          "",
 }
 
 // triggerHint is the 409 a caller with no object of the family gets.
@@ -78,14 +73,11 @@ func (s *Service) TriggerEvent(ctx context.Context, p auth.Principal, typ, resou
 	}
 	typ = strings.TrimSpace(typ)
 	kind, state, _ := strings.Cut(typ, ".")
-	family, ok := triggerFamilies[kind]
+	firstObject, ok := triggerFamilies[kind]
 	if _, documented := event.Documented(typ); !documented || !ok {
 		return event.Event{}, core.Invalid("type", "a documented event type (docs/webhooks.md; the OpenAPI document's webhooks list them all), such as safe_payment.completed; families: "+strings.Join(TriggerFamilies(), ", "))
 	}
-	status := strings.ToUpper(state)
-	if family.lowerStatus {
-		status = state
-	}
+	status, current := event.DataStatus(typ)
 	var e event.Event
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		id, data, err := realResource(ctx, tx, p, kind, strings.TrimSpace(resourceID), s.clock.Now())
@@ -93,13 +85,19 @@ func (s *Service) TriggerEvent(ctx context.Context, p auth.Principal, typ, resou
 			return err
 		}
 		if id == "" {
-			return triggerHint(kind, family.firstObject, typ)
+			return triggerHint(kind, firstObject, typ)
 		}
 		merged := map[string]any{}
 		for k, v := range data {
 			merged[k] = v
 		}
-		merged["status"], merged["sandboxTrigger"] = status, true
+		if held, _ := merged["status"].(string); !current || held == "" {
+			merged["status"] = status
+		}
+		if step, ok := strings.CutPrefix(state, "settlement_"); ok && kind == "card_authorization" {
+			merged["settlementStatus"] = strings.ToUpper(step)
+		}
+		merged["sandboxTrigger"] = true
 		e = event.New(p.TenantID, p.Environment, typ, id, merged, s.clock.Now())
 		e.Repeatable = true
 		_, err = tx.Events().RecordEvent(ctx, e)

@@ -58,3 +58,43 @@ func Documented(typ string) (when string, ok bool) {
 	when, ok = documented[typ]
 	return when, ok
 }
+
+// DataStatus is data.status on a real event of the documented type typ. Most families carry the
+// state the type names, upper case (safe_payment.completed: COMPLETED); the checkout families
+// (payment, refund) carry it lower case. The card and agent families and member.role_changed
+// carry the resource's own status instead: what the event leaves it in (card.frozen: inactive),
+// or, for an event that changes no status (card.limits_updated), whatever the status is then;
+// current reports that case, status being its usual value. A captured authorization's
+// settlement events carry the authorization's status, CAPTURED (the step is settlementStatus).
+// The sandbox trigger and the OpenAPI document's examples read it, so neither shows a handler a
+// status the real events never carry.
+func DataStatus(typ string) (status string, current bool) {
+	kind, state, _ := strings.Cut(typ, ".")
+	switch kind {
+	case "payment", "refund":
+		return state, false
+	case "card":
+		switch state {
+		case "frozen":
+			return "inactive", false
+		case "limits_updated":
+			return "active", true
+		}
+		return "active", false
+	case "agent":
+		switch state {
+		case "suspended":
+			return "SUSPENDED", false
+		case "limits_updated":
+			return "ACTIVE", true
+		}
+		return "ACTIVE", false
+	case "member":
+		return "ACTIVE", true
+	case "card_authorization":
+		if strings.HasPrefix(state, "settlement_") {
+			return "CAPTURED", false
+		}
+	}
+	return strings.ToUpper(state), false
+}

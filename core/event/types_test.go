@@ -23,3 +23,29 @@ func TestDocumentedTypes(t *testing.T) {
 		t.Error("payment.completed is not documented")
 	}
 }
+
+// TestDataStatus: data.status as the recorders write it, for each spelling rule, and an
+// upper-case or lower-case value for every documented type.
+func TestDataStatus(t *testing.T) {
+	for typ, want := range map[string]string{
+		"safe_payment.completed": "COMPLETED", "invoice.funded": "FUNDED", "payment.completed": "completed",
+		"refund.processed": "processed", "card.issued": "active", "card.frozen": "inactive", "card.unfrozen": "active",
+		"card.limits_updated": "active", "agent.created": "ACTIVE", "agent.suspended": "SUSPENDED",
+		"agent.reactivated": "ACTIVE", "card_authorization.captured": "CAPTURED",
+		"card_authorization.settlement_confirmed": "CAPTURED", "webhook_endpoint.disabled": "DISABLED",
+	} {
+		if got, _ := DataStatus(typ); got != want {
+			t.Errorf("%s: %q, want %q", typ, got, want)
+		}
+	}
+	for _, typ := range []string{"card.limits_updated", "agent.limits_updated", "member.role_changed"} {
+		if _, current := DataStatus(typ); !current {
+			t.Errorf("%s: a change event carries the resource's status then", typ)
+		}
+	}
+	for _, typ := range DocumentedTypes() {
+		if got, _ := DataStatus(typ); got == "" {
+			t.Errorf("%s: no status", typ)
+		}
+	}
+}

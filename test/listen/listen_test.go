@@ -124,18 +124,65 @@ func TestTrigger_Refusals(t *testing.T) {
 	env().Client(t).WithKey(live).Post("/v1/sandbox/events", map[string]any{"type": "agent.created"}).ExpectError(t, 403, "SANDBOX_ONLY")
 }
 
-// TestTrigger_StatusMatchesRealEvents: a triggered event's data.status is spelled as the real
-// events of its family spell it: lower case for the checkout families (payment.completed), the
-// resource's status for the others (agent.suspended).
+// TestTrigger_StatusMatchesRealEvents: a triggered event's data.status is what a real event of
+// its type carries: lower case for the checkout families (payment.completed), the state the
+// type names for most (agent.suspended: SUSPENDED), and for the card and agent families the
+// resource's status the event leaves (card.frozen: inactive, agent.reactivated: ACTIVE). Each
+// card and agent type is compared with a real event of it, made through the API.
 func TestTrigger_StatusMatchesRealEvents(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	ten.Root.Post("/v1/payments", map[string]any{"amount": 10, "currency": "USD", "cryptocurrency": "USDC", "description": "Order 7"}).Expect(t, 201)
-	ten.Root.Post("/v1/agents", map[string]any{"name": "status spelling"}).Expect(t, 201)
-	for typ, want := range map[string]string{"payment.completed": "completed", "agent.suspended": "SUSPENDED"} {
-		e := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": typ}).Expect(t, 201).JSON(t)
-		if data, _ := e["data"].(map[string]any); data["status"] != want {
-			t.Errorf("%s: data.status %v, want %q (%v)", typ, data["status"], want, e)
+	e := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": "payment.completed"}).Expect(t, 201).JSON(t)
+	if data, _ := e["data"].(map[string]any); data["status"] != "completed" {
+		t.Errorf("payment.completed: data.status %v, want completed (%v)", data["status"], e)
+	}
+
+	// Real events of every card and agent type.
+	agentID := ten.Root.Post("/v1/agents", map[string]any{"name": "status spelling"}).Expect(t, 201).JSON(t)["id"].(string)
+	ten.Root.Do("PUT", "/v1/agents/"+agentID+"/limits", map[string]any{"dailyUsd": "10"}).Expect(t, 200)
+	ten.Root.Post("/v1/agents/"+agentID+"/suspend", nil).Expect(t, 200)
+	ten.Root.Post("/v1/agents/"+agentID+"/reactivate", nil).Expect(t, 200)
+	api, err := forward.NewAPI(env().BaseURL, ten.RootKey, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	issued, err := forward.Trigger(context.Background(), api, "card.issued") // issues a real card first
+	if err != nil {
+		t.Fatal(err)
+	}
+	cardID, _ := issued.Data["id"].(string)
+	ten.Root.Post("/v1/cards/"+cardID+"/freeze", nil).Expect(t, 200)
+	ten.Root.Do("PUT", "/v1/cards/"+cardID+"/limits", map[string]any{"dailyUsd": "10"}).Expect(t, 200) // while frozen
+	ten.Root.Post("/v1/cards/"+cardID+"/unfreeze", nil).Expect(t, 200)
+
+	for _, typ := range []string{"agent.created", "agent.limits_updated", "agent.suspended", "agent.reactivated",
+		"card.issued", "card.frozen", "card.limits_updated", "card.unfrozen"} {
+		var real map[string]any
+		for _, e := range ten.Root.Get("/v1/events?type="+typ).Expect(t, 200).JSON(t)["events"].([]any) {
+			if data := e.(map[string]any)["data"].(map[string]any); data["sandboxTrigger"] != true {
+				real = data
+			}
+		}
+		if real == nil {
+			t.Fatalf("no real %s event", typ)
+		}
+		// The trigger is about the same object, which stands as the last real event left it.
+		triggered := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": typ, "resourceId": real["id"]}).Expect(t, 201).JSON(t)
+		got := triggered["data"].(map[string]any)["status"]
+		switch typ {
+		case "card.limits_updated", "agent.limits_updated":
+			// A change event carries the status the resource has: the card is active again now.
+			if want := map[string]any{"card.limits_updated": "active", "agent.limits_updated": "ACTIVE"}[typ]; got != want {
+				t.Errorf("%s: triggered data.status %v, want the resource's %v", typ, got, want)
+			}
+			if typ == "card.limits_updated" && real["status"] != "inactive" {
+				t.Errorf("%s while frozen: real data.status %v, want inactive", typ, real["status"])
+			}
+		default:
+			if got != real["status"] {
+				t.Errorf("%s: triggered data.status %v, a real event's %v", typ, got, real["status"])
+			}
 		}
 	}
 }

@@ -18769,7 +18769,7 @@ export interface operations {
                  *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
                  *         "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *         "status": "CREATED"
+                 *         "status": "ACTIVE"
                  *       },
                  *       "event": "agent.created",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18820,7 +18820,7 @@ export interface operations {
                  *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
                  *         "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *         "status": "LIMITS_UPDATED"
+                 *         "status": "ACTIVE"
                  *       },
                  *       "event": "agent.limits_updated",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18871,7 +18871,7 @@ export interface operations {
                  *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
                  *         "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *         "status": "REACTIVATED"
+                 *         "status": "ACTIVE"
                  *       },
                  *       "event": "agent.reactivated",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18973,7 +18973,7 @@ export interface operations {
                  *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
                  *         "id": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *         "status": "FROZEN"
+                 *         "status": "inactive"
                  *       },
                  *       "event": "card.frozen",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19024,7 +19024,7 @@ export interface operations {
                  *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
                  *         "id": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *         "status": "ISSUED"
+                 *         "status": "active"
                  *       },
                  *       "event": "card.issued",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19075,7 +19075,7 @@ export interface operations {
                  *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
                  *         "id": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *         "status": "LIMITS_UPDATED"
+                 *         "status": "active"
                  *       },
                  *       "event": "card.limits_updated",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19126,7 +19126,7 @@ export interface operations {
                  *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
                  *         "id": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *         "status": "UNFROZEN"
+                 *         "status": "active"
                  *       },
                  *       "event": "card.unfrozen",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19381,7 +19381,7 @@ export interface operations {
                  *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
                  *         "id": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *         "status": "SETTLEMENT_CONFIRMED"
+                 *         "status": "CAPTURED"
                  *       },
                  *       "event": "card_authorization.settlement_confirmed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19432,7 +19432,7 @@ export interface operations {
                  *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
                  *         "id": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *         "status": "SETTLEMENT_FAILED"
+                 *         "status": "CAPTURED"
                  *       },
                  *       "event": "card_authorization.settlement_failed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19483,7 +19483,7 @@ export interface operations {
                  *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
                  *         "id": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *         "status": "SETTLEMENT_SUBMITTED"
+                 *         "status": "CAPTURED"
                  *       },
                  *       "event": "card_authorization.settlement_submitted",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20248,7 +20248,7 @@ export interface operations {
                  *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
                  *         "id": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *         "status": "ROLE_CHANGED"
+                 *         "status": "ACTIVE"
                  *       },
                  *       "event": "member.role_changed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -21166,7 +21166,7 @@ export interface operations {
                  *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
                  *         "id": "chk_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *         "status": "COMPLETED"
+                 *         "status": "completed"
                  *       },
                  *       "event": "payment.completed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -21217,7 +21217,7 @@ export interface operations {
                  *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
                  *         "id": "chk_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *         "status": "CREATED"
+                 *         "status": "created"
                  *       },
                  *       "event": "payment.created",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -21268,7 +21268,7 @@ export interface operations {
                  *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
                  *         "id": "chk_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *         "status": "FAILED"
+                 *         "status": "failed"
                  *       },
                  *       "event": "payment.failed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -21319,7 +21319,7 @@ export interface operations {
                  *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
                  *         "id": "chk_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *         "status": "PENDING"
+                 *         "status": "pending"
                  *       },
                  *       "event": "payment.pending",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -21370,7 +21370,7 @@ export interface operations {
                  *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
                  *         "id": "crf_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *         "status": "PROCESSED"
+                 *         "status": "processed"
                  *       },
                  *       "event": "refund.processed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
