@@ -80,3 +80,20 @@ func TestIdempotent_UnitRunsAgain(t *testing.T) {
 		t.Fatal("the first run's header leaked into the answer")
 	}
 }
+
+// TestNullFields: a replay's stored body hides the secret fields and keeps every other byte,
+// the first answer's field order among them.
+func TestNullFields(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"id":"k_1","secret":"s3cr3t","createdAt":"2026-01-01","nested":{"secret":"kept"}}`,
+			`{"id":"k_1","secret":null,"createdAt":"2026-01-01","nested":{"secret":"kept"}}`},
+		{`{"z":1, "secret" : {"a":[1,2]} ,"a":2}`, `{"z":1, "secret" : null ,"a":2}`},
+		{`{"id":"k_1"}`, `{"id":"k_1"}`},
+		{`[1,2]`, `[1,2]`},
+		{`not json`, `not json`},
+	} {
+		if got := string(nullFields([]byte(c.in), []string{"secret"})); got != c.want {
+			t.Errorf("nullFields(%s) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}

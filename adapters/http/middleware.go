@@ -1,6 +1,7 @@
 package http
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,6 +12,7 @@ import (
 	"net/netip"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -437,23 +439,32 @@ func fingerprintWith(fp, principal string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// nullFields returns a JSON object with the named top-level fields set to null (the body
-// unchanged when it is not an object).
+// nullFields is body with the values of its top-level fields named in fields replaced by
+// null, everything else byte for byte as written (a replay keeps the first answer's field
+// order); a body that is not a JSON object is returned as it is.
 func nullFields(body []byte, fields []string) []byte {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(body, &m); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return body
 	}
-	for _, f := range fields {
-		if _, ok := m[f]; ok {
-			m[f] = json.RawMessage("null")
+	var out []byte
+	last := 0
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return body
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return body
+		}
+		if key, _ := t.(string); slices.Contains(fields, key) {
+			end := int(dec.InputOffset())
+			out = append(append(out, body[last:end-len(value)]...), "null"...)
+			last = end
 		}
 	}
-	out, err := json.Marshal(m)
-	if err != nil {
-		return body
-	}
-	return out
+	return append(out, body[last:]...)
 }
 
 func canonicalJSON(body []byte) []byte {

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -296,10 +297,16 @@ func TestAgents_Idempotent(t *testing.T) {
 	}
 	id := first["id"].(string)
 	k := ten.Root.With("Idempotency-Key", "agent-key-1")
-	minted := k.Post("/v1/agents/"+id+"/keys", map[string]any{"name": "k", "scopes": []string{"agents:read"}}).Expect(t, 201).JSON(t)
+	mintedResp := k.Post("/v1/agents/"+id+"/keys", map[string]any{"name": "k", "scopes": []string{"agents:read"}}).Expect(t, 201)
+	minted := mintedResp.JSON(t)
 	replayed := k.Post("/v1/agents/"+id+"/keys", map[string]any{"name": "k", "scopes": []string{"agents:read"}}).Expect(t, 201)
 	body := replayed.JSON(t)
 	if minted["key"] == nil || body["key"] != nil || body["id"] != minted["id"] || replayed.Header.Get("Idempotent-Replayed") != "true" {
 		t.Fatalf("replay %v of %v", body, minted)
+	}
+	// The replay is the first answer byte for byte but the hidden key: same fields, same order.
+	secret, _ := json.Marshal(minted["key"])
+	if want := strings.Replace(string(mintedResp.Body), `"key":`+string(secret), `"key":null`, 1); string(replayed.Body) != want {
+		t.Fatalf("replay\n%s\nwant\n%s", replayed.Body, want)
 	}
 }
