@@ -22,7 +22,8 @@ type ExecutionRead struct {
 }
 
 // ReadExecution checks an explicit execute against the chain: the optional ownerAddress is an
-// on-chain owner, and no earlier Safe nonce is still pending. It must be called outside any
+// on-chain owner, no earlier Safe nonce is still pending, and the payment does not spend USDC
+// that open card authorizations hold (checkHeld: 422 INSUFFICIENT_FUNDS, the payment unchanged). It must be called outside any
 // unit of work.
 func (s *Service) ReadExecution(ctx context.Context, p auth.Principal, id, ownerAddress string) (ExecutionRead, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsExecute); err != nil {
@@ -52,6 +53,9 @@ func (s *Service) ReadExecution(ctx context.Context, p auth.Principal, id, owner
 			"payment %s holds Safe nonce %d but the Safe is at nonce %d: the earlier payments must execute first; this one then executes automatically",
 			pay.ID, pay.SafeNonce, chainNonce).
 			WithDetails(map[string]any{"status": string(pay.Status), "safeNonce": pay.SafeNonce, "currentSafeNonce": chainNonce})
+	}
+	if err := s.checkHeld(ctx, chain, pay); err != nil {
+		return ExecutionRead{}, err
 	}
 	return ExecutionRead{tenantID: p.TenantID, paymentID: pay.ID}, nil
 }

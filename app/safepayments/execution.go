@@ -72,6 +72,13 @@ func (s *Service) claimPaymentExecution(ctx context.Context, chain ports.Chain, 
 		// Never claimed, so never sent: another Safe transaction used this nonce.
 		return 0, s.failPayment(ctx, chain, pay, safepay.NonceUsedReason(pay), stillReady)
 	}
+	// Never sent (the Safe is still at its nonce): a payment that would spend USDC open card
+	// authorizations hold fails here, before the relayer sends it.
+	if err := s.checkHeld(ctx, chain, pay); core.HasCode(err, core.CodeInsufficientFunds) {
+		return 0, s.failPayment(ctx, chain, pay, err.Error(), stillReady)
+	} else if err != nil {
+		return 0, err
+	}
 	claimed, err := s.updatePayment(ctx, pay.TenantID, pay.ID, func(p safepay.Payment) (safepay.Payment, error) {
 		switch p.Status {
 		case safepay.StatusReadyToExecute:

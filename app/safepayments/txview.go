@@ -14,6 +14,7 @@ type txView interface {
 	kernel.SpendTx
 	kernel.BudgetTx
 	Handles() ports.HandleRepo
+	Ledger() ports.LedgerRepo
 	Members() ports.MemberRepo
 	Payments() ports.PaymentRepo
 	Wallets() ports.WalletRepo

@@ -2,6 +2,7 @@ package cards
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"fmt"
 	"math/big"
 	"testing"
@@ -21,6 +22,7 @@ import (
 type testWallet struct {
 	ID      string
 	Address common.Address
+	Owner   *ecdsa.PrivateKey // its one owner, threshold 1
 }
 
 // newWallet stores a wallet row as the wallets capability would for a TEST wallet (its Safe
@@ -69,7 +71,7 @@ func newWalletWith(t *testing.T, tenantID string, deploy bool, fund int64, modul
 		w.Status, w.DeployTxHash, w.DeployAttempts, w.DeployedAt = wallet.StatusDeployed, hash.Hex(), 1, &now
 		inTx(t, func(ctx context.Context, tx ports.Tx) error { return tx.Wallets().UpdateWallet(ctx, w) })
 	}
-	tw := testWallet{ID: id, Address: address}
+	tw := testWallet{ID: id, Address: address, Owner: key}
 	if fund > 0 {
 		hash, err := env().Chain.MintUSDC(ctx, address, big.NewInt(fund*1_000_000))
 		if err != nil {
