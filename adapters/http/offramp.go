@@ -116,7 +116,7 @@ func (h *offrampHandlers) topUpLiquidity(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	amount, err := core.ParseAmount("amountUsd", 6, strings.TrimSpace(req.AmountUSD))
+	amount, err := core.ParseAmount("amountUsd", 6, req.AmountUSD)
 	if err != nil {
 		return err
 	}

@@ -112,7 +112,7 @@ func validateBillParties(errs core.FieldErrors, r *billRequest, b *invoice.Bill,
 	case toAddress != "":
 		b.PayerAddress = addressField(errs, "toAddress", toAddress)
 	}
-	amount, err := core.ParseUSD("amountUsd", strings.TrimSpace(in.AmountUsd))
+	amount, err := core.ParseUSD("amountUsd", in.AmountUsd)
 	switch {
 	case err != nil:
 		errs.Add("amountUsd", "must be a decimal string with at most 6 fraction digits")

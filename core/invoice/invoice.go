@@ -105,7 +105,7 @@ type DraftInput struct {
 func ValidateDraft(env core.Environment, in DraftInput, platformArbiter string, now time.Time) (Draft, error) {
 	errs := core.FieldErrors{}
 	d := Draft{PayeeName: strings.TrimSpace(in.PayeeName), Description: strings.TrimSpace(in.Description), ExpiresAt: in.ExpiresAt}
-	amount, err := core.ParseUSD("amountUsd", strings.TrimSpace(in.AmountUsd))
+	amount, err := core.ParseUSD("amountUsd", in.AmountUsd)
 	switch {
 	case err != nil:
 		mergeField(errs, "amountUsd", err)

@@ -156,6 +156,7 @@ func TestInvoice_ValidateDraft(t *testing.T) {
 		{"arbiter equals payee", DraftInput{AmountUsd: "1", PayerAddress: a, PayeeAddress: b, ArbiterAddress: b}, "arbiterAddress"},
 		{"zero amount", DraftInput{AmountUsd: "0", PayerAddress: a, PayeeAddress: b}, "amountUsd"},
 		{"bad amount", DraftInput{AmountUsd: "1.0000001", PayerAddress: a, PayeeAddress: b}, "amountUsd"},
+		{"amount with spaces", DraftInput{AmountUsd: " 1 ", PayerAddress: a, PayeeAddress: b}, "amountUsd"},
 		{"missing payer", DraftInput{AmountUsd: "1", PayeeAddress: b}, "payerAddress"},
 		{"past expiry", DraftInput{AmountUsd: "1", PayerAddress: a, PayeeAddress: b, ExpiresAt: &past}, "expiresAt"},
 		{"wrong chain", DraftInput{AmountUsd: "1", PayerAddress: a, PayeeAddress: b, ChainID: &bad}, "chainId"},

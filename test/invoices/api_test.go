@@ -24,6 +24,8 @@ func TestInvoice_Validation(t *testing.T) {
 		{"zero amount", map[string]any{"amountUsd": "0", "payerAddress": a, "payeeAddress": b}, "amountUsd"},
 		{"negative amount", map[string]any{"amountUsd": "-1", "payerAddress": a, "payeeAddress": b}, "amountUsd"},
 		{"seven decimals", map[string]any{"amountUsd": "1.0000001", "payerAddress": a, "payeeAddress": b}, "amountUsd"},
+		{"amount with a leading space", map[string]any{"amountUsd": " 1", "payerAddress": a, "payeeAddress": b}, "amountUsd"},
+		{"amount with a trailing newline", map[string]any{"amountUsd": "1\n", "payerAddress": a, "payeeAddress": b}, "amountUsd"},
 		{"missing amount", map[string]any{"payerAddress": a, "payeeAddress": b}, "amountUsd"},
 		{"missing payer", map[string]any{"amountUsd": "1", "payeeAddress": b}, "payerAddress"},
 		{"bad payee", map[string]any{"amountUsd": "1", "payerAddress": a, "payeeAddress": "0x12"}, "payeeAddress"},

@@ -245,6 +245,7 @@ func TestBills_Validation(t *testing.T) {
 		{"not a wallet", func(b map[string]any) { b["toAddress"] = newKey(t).address.Hex() }, "toAddress"},
 		{"own wallet", nil, "toAddress"},
 		{"zero amount", func(b map[string]any) { b["amountUsd"] = "0" }, "amountUsd"},
+		{"amount with spaces", func(b map[string]any) { b["amountUsd"] = " 1 " }, "amountUsd"},
 		{"bad nonce", func(b map[string]any) { b["sigNonce"] = "0x10" }, "sigNonce"},
 		{"missing signature", func(b map[string]any) { delete(b, "signature") }, "signature"},
 		{"missing expiry", func(b map[string]any) { delete(b, "sigExpiresAt") }, "sigExpiresAt"},

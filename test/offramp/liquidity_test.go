@@ -22,6 +22,7 @@ func TestOfframp_LiquidityTopUpClearsTheHold(t *testing.T) {
 
 	// Bad input changes nothing; tenant credentials and unknown providers are refused.
 	operator(t).Post(path, map[string]any{"environment": "TEST", "amountUsd": "-1", "reference": "x"}).ExpectError(t, 400, "VALIDATION_FAILED")
+	operator(t).Post(path, map[string]any{"environment": "TEST", "amountUsd": " 1", "reference": "x"}).ExpectError(t, 400, "VALIDATION_FAILED")
 	operator(t).Post(path, map[string]any{"environment": "PROD", "amountUsd": "1", "reference": "x"}).ExpectError(t, 400, "VALIDATION_FAILED")
 	operator(t).Post("/v1/admin/payout-providers/nope/liquidity", body).ExpectError(t, 404, "PAYOUT_PROVIDER_NOT_FOUND")
 	p.sender.Root.Post(path, body).ExpectError(t, 401, "UNAUTHENTICATED")
