@@ -77,6 +77,10 @@ var Table = []Transition{
 	{StatusExpired, TriggerRefunded, StatusRefunded},
 }
 
+// triggerVerb is each trigger as a refusal names it: "an invoice that is DRAFT cannot be released".
+var triggerVerb = map[Trigger]string{TriggerSend: "sent", TriggerCancel: "cancelled", TriggerFunded: "funded",
+	TriggerExpire: "expired", TriggerDeliver: "delivered", TriggerReleased: "released", TriggerRefunded: "refunded"}
+
 // Next is the status trigger moves from to, or INVALID_STATE when the table has no such row.
 func Next(from Status, t Trigger) (Status, error) {
 	for _, r := range Table {
@@ -84,7 +88,7 @@ func Next(from Status, t Trigger) (Status, error) {
 			return r.To, nil
 		}
 	}
-	return from, core.E(core.CodeInvalidState, "an invoice that is %s cannot %s", from, t).
+	return from, core.E(core.CodeInvalidState, "an invoice that is %s cannot be %s", from, triggerVerb[t]).
 		WithDetails(map[string]any{"status": string(from)})
 }
 

@@ -2,6 +2,7 @@ package invoice
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -176,5 +177,17 @@ func TestInvoice_ValidateDraft(t *testing.T) {
 	d, err := ValidateDraft(core.EnvTest, DraftInput{AmountUsd: "12.5", PayerAddress: a, PayeeAddress: b}, c, now)
 	if err != nil || d.ArbiterAddrs != c || d.AmountBaseUnits != 12_500_000 || d.ChainID != 84532 {
 		t.Fatalf("draft %+v %v", d, err)
+	}
+}
+
+// TestNext_RefusalReadsAsASentence: every trigger's refusal names it as a past participle.
+func TestNext_RefusalReadsAsASentence(t *testing.T) {
+	for _, tr := range []Trigger{TriggerSend, TriggerCancel, TriggerFunded, TriggerExpire, TriggerDeliver, TriggerReleased, TriggerRefunded} {
+		if triggerVerb[tr] == "" {
+			t.Errorf("trigger %q has no verb", tr)
+		}
+	}
+	if _, err := Next(StatusReleased, TriggerReleased); err == nil || !strings.Contains(err.Error(), "cannot be released") {
+		t.Fatalf("refusal: %v", err)
 	}
 }
