@@ -155,6 +155,9 @@ type DayVolume struct {
 	Asset     string
 	In, Out   int64 // base units credited and debited
 	Transfers int   // distinct transfers that moved them
+	// InTransfers and OutTransfers are the distinct transfers that credited (In) and debited
+	// (Out) the accounts: a day's money in and money out are each told with their own count.
+	InTransfers, OutTransfers int
 }
 
 // MovementQuery selects the posted movements of a tenant's accounts of some kinds, created in

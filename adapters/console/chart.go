@@ -101,11 +101,11 @@ func volumeChart(v finance.VolumeView) template.HTML {
 		day := d.Day.Format("2006-01-02")
 		if d.In > 0 {
 			fmt.Fprintf(&b, `<rect class="chart-in" x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>%s in %s (%d transfers)</title></rect>`,
-				x, mid-h(d.In), bar, h(d.In), day, html.EscapeString(usd(d.In)), d.Transfers)
+				x, mid-h(d.In), bar, h(d.In), day, html.EscapeString(usd(d.In)), d.InTransfers)
 		}
 		if d.Out > 0 {
 			fmt.Fprintf(&b, `<rect class="chart-out" x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>%s out %s (%d transfers)</title></rect>`,
-				x, mid, bar, h(d.Out), day, html.EscapeString(usd(d.Out)), d.Transfers)
+				x, mid, bar, h(d.Out), day, html.EscapeString(usd(d.Out)), d.OutTransfers)
 		}
 	}
 	fmt.Fprintf(&b, `<line class="chart-zero" x1="%.0f" x2="%.0f" y1="%.1f" y2="%.1f"/>`, chartLeft, chartLeft+chartPlotW, mid, mid)

@@ -421,7 +421,8 @@ func (r ledgerRepo) TrialBalance(ctx context.Context, env core.Environment, tena
 func (r ledgerRepo) DailyVolume(ctx context.Context, env core.Environment, tenantID, kind string, since time.Time) ([]ports.DayVolume, error) {
 	rows, err := r.q.QueryContext(ctx, `SELECT date_trunc('day', p.created_at AT TIME ZONE 'UTC'), a.asset,
 			COALESCE(sum(p.posted_delta) FILTER (WHERE p.posted_delta > 0), 0),
-			COALESCE(-sum(p.posted_delta) FILTER (WHERE p.posted_delta < 0), 0), count(DISTINCT p.transfer_id)
+			COALESCE(-sum(p.posted_delta) FILTER (WHERE p.posted_delta < 0), 0), count(DISTINCT p.transfer_id),
+			count(DISTINCT p.transfer_id) FILTER (WHERE p.posted_delta > 0), count(DISTINCT p.transfer_id) FILTER (WHERE p.posted_delta < 0)
 		FROM ledger_accounts a JOIN ledger_postings p ON p.account_id = a.id AND p.home_tenant_id = a.home_tenant_id
 		WHERE a.tenant_id = $1 AND a.home_tenant_id = $1 AND a.environment = $2 AND a.kind = $3 AND p.created_at >= $4 AND p.posted_delta <> 0
 		GROUP BY 1, 2 ORDER BY 1, 2`, tenantID, string(env), kind, since)
@@ -432,7 +433,7 @@ func (r ledgerRepo) DailyVolume(ctx context.Context, env core.Environment, tenan
 	var out []ports.DayVolume
 	for rows.Next() {
 		var v ports.DayVolume
-		if err := rows.Scan(&v.Day, &v.Asset, &v.In, &v.Out, &v.Transfers); err != nil {
+		if err := rows.Scan(&v.Day, &v.Asset, &v.In, &v.Out, &v.Transfers, &v.InTransfers, &v.OutTransfers); err != nil {
 			return nil, ledgerError("daily volume", err)
 		}
 		v.Day = time.Date(v.Day.Year(), v.Day.Month(), v.Day.Day(), 0, 0, 0, 0, time.UTC)

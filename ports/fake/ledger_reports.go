@@ -292,7 +292,7 @@ func (r ledgerReports) DailyVolume(_ context.Context, env core.Environment, tena
 		day   time.Time
 		asset string
 	}
-	vols, transfers := map[key]*ports.DayVolume{}, map[key]map[string]bool{}
+	vols, transfers, ins, outs := map[key]*ports.DayVolume{}, map[key]map[string]bool{}, map[key]map[string]bool{}, map[key]map[string]bool{}
 	for _, a := range r.tenantAccounts(env, tenantID) {
 		if a.Kind != kind {
 			continue
@@ -304,19 +304,21 @@ func (r ledgerReports) DailyVolume(_ context.Context, env core.Environment, tena
 			}
 			k := key{time.Date(at.Year(), at.Month(), at.Day(), 0, 0, 0, 0, time.UTC), a.Asset}
 			if vols[k] == nil {
-				vols[k], transfers[k] = &ports.DayVolume{Day: k.day, Asset: k.asset}, map[string]bool{}
+				vols[k], transfers[k], ins[k], outs[k] = &ports.DayVolume{Day: k.day, Asset: k.asset}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 			}
 			if x.delta.Posted > 0 {
 				vols[k].In += x.delta.Posted
+				ins[k][x.transfer.ID] = true
 			} else {
 				vols[k].Out -= x.delta.Posted
+				outs[k][x.transfer.ID] = true
 			}
 			transfers[k][x.transfer.ID] = true
 		}
 	}
 	out := make([]ports.DayVolume, 0, len(vols))
 	for k, v := range vols {
-		v.Transfers = len(transfers[k])
+		v.Transfers, v.InTransfers, v.OutTransfers = len(transfers[k]), len(ins[k]), len(outs[k])
 		out = append(out, *v)
 	}
 	slices.SortFunc(out, func(a, b ports.DayVolume) int {
