@@ -316,11 +316,17 @@ func shutdown(drainHTTP, stopWorkers func(context.Context) error, httpGrace, wor
 }
 
 func printFirstSteps(cfg Config) {
-	fmt.Fprintf(os.Stderr, `
+	fmt.Fprint(os.Stderr, firstSteps(cfg))
+}
+
+// firstSteps is the start banner: the commands of README's first credential, runnable as
+// printed (request bodies are JSON, so each command with a body says so: 415 otherwise).
+func firstSteps(cfg Config) string {
+	return fmt.Sprintf(`
 Corridor is listening on %s. First credential:
   TOKEN=$(./bin/corridor session --user u_1 --email you@example.com)
-  curl -s -X POST %s/v1/tenants -H "Authorization: Bearer $TOKEN" -d '{"name":"Acme"}'
-  curl -s -X POST %s/v1/api-keys -H "Authorization: Bearer $TOKEN" -d '{"name":"root","scopes":["*"]}'
+  curl -s -X POST %s/v1/tenants -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"name":"Acme"}'
+  curl -s -X POST %s/v1/api-keys -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"name":"root","scopes":["*"]}'
 %s%sSee README.md (Quickstart). Ctrl-C stops %s.
 
 `, cfg.listenAddr(), localBase(cfg), localBase(cfg), consoleHint(cfg), operatorTokenHint(cfg), stoppedByCtrlC(cfg))
