@@ -469,7 +469,7 @@ func checkAnchors(ctx context.Context, db *bun.DB, chains map[core.Environment]p
 	if err != nil {
 		return c, err
 	}
-	for _, p := range v.Problems {
+	for _, p := range append(v.Problems, v.Unread...) {
 		c.add(p)
 	}
 	c.Note = fmt.Sprintf("%d anchors, the last in block %d", v.Anchors, v.Last.BlockNumber)

@@ -110,9 +110,17 @@ func printAnchors(w io.Writer, v postgres.AnchorVerification) {
 		last := v.Last
 		fmt.Fprintf(w, "anchors OK: %d anchors match the journal and the chain; the last, %d, is transaction %s in block %d (chain %d), mined %s\n",
 			v.Anchors, last.ID, last.TxHash, last.BlockNumber, last.ChainID, last.MinedAt.Format(time.RFC3339))
-	default:
+	case len(v.Problems) > 0:
 		fmt.Fprintf(w, "anchors BROKEN: the journal was changed before an anchor (%d anchors checked)\n", v.Anchors)
-		for _, p := range v.Problems {
+		for _, p := range append(v.Problems, v.Unread...) {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+	default:
+		// Nothing contradicts the journal: the roots follow from it, but some transactions
+		// could not be read, so those anchors are not proven on chain (not a rewrite).
+		fmt.Fprintf(w, "anchors NOT VERIFIED: the journal gives every recorded root, but %d of %d anchor transactions could not be read from the chain\n",
+			len(v.Unread), v.Anchors)
+		for _, p := range v.Unread {
 			fmt.Fprintf(w, "  %s\n", p)
 		}
 	}

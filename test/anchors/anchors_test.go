@@ -233,6 +233,14 @@ func TestAnchors_VerifyCatchesRewrites(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "ledger OK") || !strings.Contains(out, want) {
 		t.Fatalf("honest journal: exit %d\n%s\nwant %q", code, out, want)
 	}
+	// Without a node to read the transactions from, nothing is proven on chain, but nothing
+	// was changed either: the report says so and does not call the journal rewritten.
+	noNode := world{bin: w.bin, url: w.url, chainEnv: []string{"CHAIN_RPC_URL=", "RELAYER_PRIVATE_KEY=", "CHAIN_ADDRESSES_FILE="}}
+	out, code = noNode.corridor(t, "ledger", "verify", "--anchors")
+	if code != 1 || !strings.Contains(out, "ledger OK") || strings.Contains(out, "BROKEN") || strings.Contains(out, "was changed") ||
+		!strings.Contains(out, "anchors NOT VERIFIED") || !strings.Contains(out, "set CHAIN_RPC_URL") {
+		t.Fatalf("honest journal, no node: exit %d\n%s", code, out)
+	}
 	checkLine := regexp.MustCompile(`(?m)^ok      ledger-anchors \(2 anchors, the last in block \d+\)$`)
 	if out, _ := w.corridor(t, "check"); !checkLine.MatchString(out) {
 		t.Fatalf("corridor check on the honest journal:\n%s", out)
