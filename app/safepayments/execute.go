@@ -54,7 +54,7 @@ func (s *Service) ReadExecution(ctx context.Context, p auth.Principal, id, owner
 			pay.ID, pay.SafeNonce, chainNonce).
 			WithDetails(map[string]any{"status": string(pay.Status), "safeNonce": pay.SafeNonce, "currentSafeNonce": chainNonce})
 	}
-	if err := s.checkHeld(ctx, chain, pay); err != nil {
+	if err := checkHeld(ctx, s.store, chain, pay); err != nil {
 		return ExecutionRead{}, err
 	}
 	return ExecutionRead{tenantID: p.TenantID, paymentID: pay.ID}, nil

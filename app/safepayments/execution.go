@@ -74,7 +74,7 @@ func (s *Service) claimPaymentExecution(ctx context.Context, chain ports.Chain, 
 	}
 	// Never sent (the Safe is still at its nonce): a payment that would spend USDC open card
 	// authorizations hold fails here, before the relayer sends it.
-	if err := s.checkHeld(ctx, chain, pay); core.HasCode(err, core.CodeInsufficientFunds) {
+	if err := checkHeld(ctx, s.store, chain, pay); core.HasCode(err, core.CodeInsufficientFunds) {
 		return 0, s.failPayment(ctx, chain, pay, err.Error(), stillReady)
 	} else if err != nil {
 		return 0, err

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/safepay"
 	"github.com/corridorhq/corridor/ledger"
@@ -15,17 +16,17 @@ import (
 // authorization holds the wallet's USDC in the ledger (a pending debit of the wallet's on-chain
 // mirror) while the USDC stays in the Safe until the capture settles it. A payment that would
 // leave the Safe with less than those holds is refused before it is sent, so an approved
-// authorization's settlement finds its money (docs/decisions/payments.md).
+// authorization's settlement finds its money (docs/decisions/safe-payments.md).
 
 // checkHeld refuses, with INSUFFICIENT_FUNDS, a payment whose USDC exceeds the Safe's chain
 // balance less the open holds on its wallet's mirror. A wallet with no open hold is left to the
 // chain, as before. It reads the chain and must be called outside any unit of work.
-func (s *Service) checkHeld(ctx context.Context, chain ports.Chain, pay safepay.Payment) error {
+func checkHeld(ctx context.Context, store kernel.Units[txView], chain ports.Chain, pay safepay.Payment) error {
 	amount := pay.Gated(chain.USDCAddress()).AmountBaseUnits
 	if amount <= 0 || pay.SourceWalletID == "" {
 		return nil
 	}
-	held, err := s.heldOnWallet(ctx, pay)
+	held, err := heldOnWallet(ctx, store, pay)
 	if err != nil || held == 0 {
 		return err
 	}
@@ -45,9 +46,9 @@ func (s *Service) checkHeld(ctx context.Context, chain ports.Chain, pay safepay.
 
 // heldOnWallet is what open holds reserve on the payment's wallet: its mirror account's pending
 // debits (0 before the mirror's first transfer).
-func (s *Service) heldOnWallet(ctx context.Context, pay safepay.Payment) (int64, error) {
+func heldOnWallet(ctx context.Context, store kernel.Units[txView], pay safepay.Payment) (int64, error) {
 	var held int64
-	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
+	err := store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		account, err := tx.Ledger().FindAccountByReference(ctx, pay.Environment, ledger.AssetUSDC, pay.TenantID, ledger.WalletOnchainRef(pay.SourceWalletID))
 		if core.HasCode(err, core.CodeAccountNotFound) {
 			return nil
