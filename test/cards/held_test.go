@@ -9,7 +9,11 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
+	"github.com/corridorhq/corridor/app/safepayments"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/safe"
+	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/test/harness"
 )
 
@@ -86,4 +90,54 @@ func TestCards_SafePaymentCannotSpendHeldUSDC(t *testing.T) {
 		t.Fatalf("a payment of freed USDC: %v", paid)
 	}
 	assertZeroDrift(t, ten.Root, w.ID, "2000000")
+}
+
+// TestCards_ExplicitExecuteOfHeldUSDCIsRefused: an explicit execute of a payment that would
+// spend held USDC answers INSUFFICIENT_FUNDS (details: available, held, requested) and leaves
+// the payment READY_TO_EXECUTE. The payment is signed through a service whose jobs are recorded,
+// not run, so no execution job races the explicit execute.
+func TestCards_ExplicitExecuteOfHeldUSDCIsRefused(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	w := newWallet(t, ten.ID, true, 5)
+	cardID := issue(t, ten.Root, w, map[string]any{})["cardId"].(string)
+	if a := authorize(t, ten.Root, cardID, "4", "5411"); a["status"] != "APPROVED" {
+		t.Fatalf("authorize: %v", a)
+	}
+	payee, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	proposed := ten.Root.Post("/v1/payments", map[string]any{"sourceWalletId": w.ID,
+		"destination": map[string]any{"type": "address", "address": crypto.PubkeyToAddress(payee.PublicKey).Hex(), "chainId": 84532},
+		"amount":      map[string]any{"value": "2"}}).Expect(t, 201).JSON(t)
+	id := proposed["id"].(string)
+
+	svc, err := safepayments.New(safepayments.Deps{Store: env().Service.Store, Jobs: &recordedJobs{},
+		Chains:     map[core.Environment]ports.Chain{core.EnvTest: env().Chain},
+		PolicyGate: env().Service.Policy, AgentGate: env().Service.Agents, ApprovalGate: env().Service.TwoFactor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	p := auth.Principal{Kind: auth.KindAPIKey, TenantID: ten.ID, Environment: core.EnvTest, Scopes: []auth.Scope{auth.ScopeRoot}}
+	sig, err := safe.Sign(common.HexToHash(proposed["safeTxHash"].(string)), w.Owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := svc.ReadSignature(ctx, p, id, sig.Hex())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if signed, err := svc.Sign(ctx, p, read); err != nil || signed.Status != "READY_TO_EXECUTE" {
+		t.Fatalf("sign: %+v %v", signed, err)
+	}
+
+	e := ten.Root.Post("/v1/payments/"+id+"/execute", nil).ExpectError(t, http.StatusUnprocessableEntity, "INSUFFICIENT_FUNDS")
+	if d, _ := e["details"].(map[string]any); d["available"] != "1" || d["held"] != "4" || d["requested"] != "2" {
+		t.Fatalf("refusal: %v", e)
+	}
+	if got := ten.Root.Get("/v1/payments/"+id).Expect(t, 200).JSON(t); got["status"] != "READY_TO_EXECUTE" || got["executedTxHash"] != nil {
+		t.Fatalf("after the refused execute: %v", got)
+	}
 }
