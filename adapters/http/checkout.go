@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,8 +63,9 @@ func (h *checkoutHandlers) checkoutEndpoints() []Endpoint {
 		{Method: "GET", Path: "/pay/{id}/status", Public: "the payment page's public status: the checkout id is its key", Summary: "The payment page's live status (public; nothing about the merchant or the customer)", Tag: "checkout",
 			Auth: authNone, Params: chk,
 			Responses: map[int]any{200: checkoutStatusResponse{}, 404: Envelope{}}, Handler: h.checkoutPageStatus},
-		{Method: "GET", Path: "/pay/{id}/qr.png", Public: "the payment page's QR code: the checkout id is its key", Summary: "The payment page's QR code (PNG) of the EIP-681 USDC transfer URI", Tag: "checkout",
-			Auth: authNone, Params: chk,
+		{Method: "GET", Path: "/pay/{id}/qr.png", Public: "the payment page's QR code: the checkout id is its key", Summary: "The payment page's QR code (PNG) of the EIP-681 USDC transfer URI for what is still due (the rest, once part has arrived)", Tag: "checkout",
+			Auth: authNone, Params: append(slices.Clip(chk), Param{Name: "due", In: "query", Integer: true,
+				Description: "the base units still due, as the payment page asks; the code always encodes what is due now, and is cached for an hour only when this matches it"}),
 			Responses: map[int]any{200: Content{"image/png": ""}, 404: Envelope{}, 503: Envelope{}}, Handler: h.checkoutQR},
 		{Method: "GET", Path: checkoutAssetsBase + "/checkout.js", Public: "static asset of the payment page", Summary: "The payment page's script", Tag: "checkout",
 			Auth: authNone, Responses: map[int]any{200: Content{"text/javascript": ""}}, Handler: checkoutAsset("checkout.js", "text/javascript; charset=utf-8")},
@@ -325,7 +327,7 @@ func (h *checkoutHandlers) payableURI(ch checkout.Checkout) (checkout.Checkout, 
 	if !ok {
 		return checkout.Checkout{}, 0, "", core.E(core.CodeChainUnavailable, "hosted checkout is not available in %s: no chain is configured for it in this deployment", ch.Environment)
 	}
-	return ch, chainID, webcheckout.PaymentURI(token, chainID, ch.DepositAddress, ch.Amount), nil
+	return ch, chainID, webcheckout.PaymentURI(token, chainID, ch.DepositAddress, ch.Due()), nil
 }
 
 // checkoutPage renders the payment page; an unknown id or a payment the service cannot show
@@ -341,12 +343,12 @@ func (h *checkoutHandlers) checkoutPage(c *fiber.Ctx) error {
 	}
 	body, err := webcheckout.Render(webcheckout.Page{ID: ch.ID, Merchant: merchant, Seen: ch.Confirmations,
 		Amount: usdAmount(ch.Amount), Currency: ch.Currency,
-		CryptoAmount: usdcAmount(ch.Amount), Cryptocurrency: ch.Cryptocurrency, Description: ch.Description,
+		CryptoAmount: usdcAmount(ch.Amount), CryptoDue: usdcAmount(ch.Due()), Cryptocurrency: ch.Cryptocurrency, Description: ch.Description,
 		DepositAddress: ch.DepositAddress, ChainID: chainID, PaymentURI: uri,
 		Status: checkoutStatus(ch), FailureReason: ch.FailureReason, Received: usdcAmount(ch.Received),
 		ReceivedBaseUnits: ch.Received, AmountBaseUnits: ch.Amount, TransactionHash: ch.TransactionHash,
 		ExpiresAt: ch.ExpiresAt, Confirmations: h.svc.Confirmations(),
-		StatusURL: "/pay/" + ch.ID + "/status", QRURL: "/pay/" + ch.ID + "/qr.png", AssetsBase: checkoutAssetsBase})
+		StatusURL: "/pay/" + ch.ID + "/status", QRURL: qrURL(ch.ID, ch.Due()), AssetsBase: checkoutAssetsBase})
 	if err != nil {
 		return h.checkoutErrorPage(c, err)
 	}
@@ -398,9 +400,17 @@ func (h *checkoutHandlers) checkoutPageStatus(c *fiber.Ctx) error {
 		AmountReceived: usdcAmount(ch.Received), TransactionHash: strPtr(ch.TransactionHash)})
 }
 
-// checkoutQR is the PNG QR code of the checkout's EIP-681 transfer URI.
+// qrURL is the page's QR code for a checkout with due base units still to send: the amount is
+// in the URL, so a cached code for the whole amount is never shown once part has arrived.
+func qrURL(id string, due int64) string {
+	return "/pay/" + id + "/qr.png?due=" + strconv.FormatInt(due, 10)
+}
+
+// checkoutQR is the PNG QR code of the checkout's EIP-681 transfer URI, for what is still due.
+// It is cached for an hour only under the URL the page asks for (?due= what is due now); any
+// other URL, such as the API's qr_code, follows the checkout and is not cached.
 func (h *checkoutHandlers) checkoutQR(c *fiber.Ctx) error {
-	_, _, uri, err := h.payable(c)
+	ch, _, uri, err := h.payable(c)
 	if err != nil {
 		return err
 	}
@@ -408,7 +418,11 @@ func (h *checkoutHandlers) checkoutQR(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	c.Set(fiber.HeaderCacheControl, "public, max-age=3600")
+	if c.Query("due") == strconv.FormatInt(ch.Due(), 10) {
+		c.Set(fiber.HeaderCacheControl, "public, max-age=3600")
+	} else {
+		c.Set(fiber.HeaderCacheControl, "no-cache")
+	}
 	c.Set("X-Content-Type-Options", "nosniff")
 	c.Set(fiber.HeaderContentType, "image/png")
 	return c.Send(png)

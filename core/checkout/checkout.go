@@ -98,6 +98,16 @@ func Salt(id string) [32]byte { return crypto.Keccak256Hash([]byte(id)) }
 // RefundKey is the refund's id on the chain: the factory pays each key at most once.
 func RefundKey(refundID string) [32]byte { return crypto.Keccak256Hash([]byte(refundID)) }
 
+// Due is what the payer still has to send: the amount, less what arrived while that is short
+// of it (a partly paid checkout asks for the rest, so a payer who scans again does not pay the
+// whole amount twice).
+func (c Checkout) Due() int64 {
+	if c.Received > 0 && c.Received < c.Amount {
+		return c.Amount - c.Received
+	}
+	return c.Amount
+}
+
 // Refundable is what refunds may still take back: credited and not refunded.
 func (c Checkout) Refundable() int64 { return c.Credited - c.Refunded }
 

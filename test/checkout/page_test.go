@@ -107,25 +107,51 @@ func TestCheckoutPage_WalletLinkIsEIP681(t *testing.T) {
 }
 
 // TestCheckoutPage_UnderpaidSaysSo: a partly paid page says how much arrived while there is
-// still time; once the request expires short, the page says it was underpaid (live, and on a
+// still time and asks for the rest only; once the request expires short, the page says it was underpaid (live, and on a
 // fresh load, where the status alone once read as merely expired) and stops asking for payment.
 func TestCheckoutPage_UnderpaidSaysSo(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	c := create(t, ten.Root, 10)
 	id := c["id"].(string)
+	ctx := harness.Browser(t)
+	var asked string
+	if err := chromedp.Run(ctx, chromedp.Navigate(c["payment_url"].(string)),
+		chromedp.Text("#crypto-amount", &asked, chromedp.ByID)); err != nil {
+		t.Fatal(err)
+	}
+	if asked != "10.000000" {
+		t.Fatalf("before payment the page asks for %q", asked)
+	}
 	pay(t, c["deposit_address"].(string), 4_000_000)
 	mine(t, confirmations)
 	waitStatus(t, ten.Root, id, "pending")
-	ctx := harness.Browser(t)
-	var received string
-	if err := chromedp.Run(ctx, chromedp.Navigate(c["payment_url"].(string)),
-		chromedp.WaitVisible("#partly-paid", chromedp.ByID),
-		chromedp.Text("#received-amount", &received, chromedp.ByID)); err != nil {
-		t.Fatal(err)
+	// Live, then on a fresh load: the page says what arrived and asks for the rest only, in
+	// its heading, its wallet link and its QR code, so a payer who scans again pays 6, not 10.
+	for _, load := range []chromedp.Action{chromedp.ActionFunc(func(context.Context) error { return nil }), chromedp.Reload()} {
+		var received, href, qr string
+		if err := chromedp.Run(ctx, load,
+			chromedp.WaitVisible("#partly-paid", chromedp.ByID),
+			chromedp.WaitVisible(`img#qr[src$="?due=6000000"]`, chromedp.ByQuery),
+			chromedp.Text("#received-amount", &received, chromedp.ByID),
+			chromedp.Text("#crypto-amount", &asked, chromedp.ByID),
+			chromedp.Evaluate(`document.getElementById('wallet-link').getAttribute('href')`, &href),
+			chromedp.Evaluate(`document.getElementById('qr').getAttribute('src')`, &qr)); err != nil {
+			t.Fatal(err)
+		}
+		if received != "4.000000" || asked != "6.000000" || !strings.HasSuffix(href, "&uint256=6000000") || qr != "/pay/"+id+"/qr.png?due=6000000" {
+			t.Fatalf("partly paid: received %q, asks %q, wallet link %q, QR %q", received, asked, href, qr)
+		}
 	}
-	if received != "4.000000" {
-		t.Fatalf("partly paid: received %q", received)
+	// The QR code under the page's URL is cached; under any other it follows the checkout.
+	client := env().Client(t)
+	if r := client.Get("/pay/"+id+"/qr.png?due=6000000").Expect(t, 200); r.Header.Get("Cache-Control") != "public, max-age=3600" {
+		t.Fatalf("the page's QR URL: Cache-Control %q", r.Header.Get("Cache-Control"))
+	}
+	for _, stale := range []string{"/pay/" + id + "/qr.png", "/pay/" + id + "/qr.png?due=10000000"} {
+		if r := client.Get(stale).Expect(t, 200); r.Header.Get("Cache-Control") != "no-cache" {
+			t.Fatalf("%s: Cache-Control %q", stale, r.Header.Get("Cache-Control"))
+		}
 	}
 	ten.Root.Post("/v1/sandbox/payments/"+id+"/expire", nil).Expect(t, 200)
 	for _, load := range []chromedp.Action{chromedp.ActionFunc(func(context.Context) error { return nil }), chromedp.Reload()} {

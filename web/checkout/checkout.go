@@ -42,10 +42,13 @@ const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 
 
 // Page is what the payment page shows.
 type Page struct {
-	ID             string
-	Amount         string // "12.50"
-	Currency       string // USD
-	CryptoAmount   string // "12.500000"
+	ID           string
+	Amount       string // "12.50"
+	Currency     string // USD
+	CryptoAmount string // "12.500000"
+	// CryptoDue is what is still to send: CryptoAmount, or the rest once part arrived. The
+	// wallet link (PaymentURI) and the QR code ask for it.
+	CryptoDue      string
 	Cryptocurrency string // USDC
 	Description    string
 	Merchant       string

@@ -7,7 +7,7 @@ import (
 )
 
 func testPage() Page {
-	return Page{ID: "chk_test", Amount: "12.50", Currency: "USD", CryptoAmount: "12.500000", Cryptocurrency: "USDC",
+	return Page{ID: "chk_test", Amount: "12.50", Currency: "USD", CryptoAmount: "12.500000", CryptoDue: "12.500000", Cryptocurrency: "USDC",
 		DepositAddress: "0x00000000000000000000000000000000000000aa", ChainID: 84532,
 		PaymentURI: PaymentURI("0x036CbD53842c5426634e7929541eC2318f3dCF7e", 84532, "0x00000000000000000000000000000000000000aa", 12_500_000),
 		Status:     "created", Received: "0.000000", AmountBaseUnits: 12_500_000, ExpiresAt: time.Now(), AssetsBase: "/a"}

@@ -125,14 +125,14 @@ type ClientInterface interface {
 	// Corresponds with GET /pay/{id} (the `GetCheckoutPage` operationId).
 	GetCheckoutPage(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetCheckoutPageQRCode The payment page's QR code (PNG) of the EIP-681 USDC transfer URI
+	// GetCheckoutPageQRCode The payment page's QR code
 	//
-	// The payment page's QR code (PNG) of the EIP-681 USDC transfer URI.
+	// The payment page's QR code (PNG) of the EIP-681 USDC transfer URI for what is still due (the rest, once part has arrived)
 	//
 	// No scope: The payment page's QR code: the checkout id is its key.
 	//
 	// Corresponds with GET /pay/{id}/qr.png (the `GetCheckoutPageQRCode` operationId).
-	GetCheckoutPageQRCode(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetCheckoutPageQRCode(ctx context.Context, id string, params *GetCheckoutPageQRCodeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetCheckoutPageStatus The payment page's live status
 	//
@@ -2710,15 +2710,15 @@ func (c *Client) GetCheckoutPage(ctx context.Context, id string, reqEditors ...R
 	return c.Client.Do(req)
 }
 
-// GetCheckoutPageQRCode The payment page's QR code (PNG) of the EIP-681 USDC transfer URI
+// GetCheckoutPageQRCode The payment page's QR code
 //
-// The payment page's QR code (PNG) of the EIP-681 USDC transfer URI.
+// The payment page's QR code (PNG) of the EIP-681 USDC transfer URI for what is still due (the rest, once part has arrived)
 //
 // No scope: The payment page's QR code: the checkout id is its key.
 //
 // Corresponds with GET /pay/{id}/qr.png (the `GetCheckoutPageQRCode` operationId).
-func (c *Client) GetCheckoutPageQRCode(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetCheckoutPageQRCodeRequest(c.Server, id)
+func (c *Client) GetCheckoutPageQRCode(ctx context.Context, id string, params *GetCheckoutPageQRCodeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCheckoutPageQRCodeRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7654,7 +7654,7 @@ func NewGetCheckoutPageRequest(server string, id string) (*http.Request, error) 
 }
 
 // NewGetCheckoutPageQRCodeRequest constructs an http.Request for the GetCheckoutPageQRCode method
-func NewGetCheckoutPageQRCodeRequest(server string, id string) (*http.Request, error) {
+func NewGetCheckoutPageQRCodeRequest(server string, id string, params *GetCheckoutPageQRCodeParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -7677,6 +7677,33 @@ func NewGetCheckoutPageQRCodeRequest(server string, id string) (*http.Request, e
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Due != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "due", *params.Due, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)

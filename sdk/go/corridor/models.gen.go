@@ -9544,6 +9544,12 @@ type UnprocessableEntity = ErrorEnvelope422
 // UnsupportedMediaType The ErrorEnvelope of a 415 answer: its code is one of these.
 type UnsupportedMediaType = ErrorEnvelope415
 
+// GetCheckoutPageQRCodeParams defines parameters for GetCheckoutPageQRCode.
+type GetCheckoutPageQRCodeParams struct {
+	// Due the base units still due, as the payment page asks; the code always encodes what is due now, and is cached for an hour only when this matches it
+	Due *int `form:"due,omitempty" json:"due,omitempty"`
+}
+
 // AdminArbiterSignInvoiceParams defines parameters for AdminArbiterSignInvoice.
 type AdminArbiterSignInvoiceParams struct {
 	// IdempotencyKey Retries with the same key and body replay the first outcome (24 h).

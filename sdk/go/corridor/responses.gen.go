@@ -83,16 +83,16 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /pay/{id} (the `GetCheckoutPage` operationId).
 	GetCheckoutPageWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetCheckoutPageResponse, error)
 
-	// GetCheckoutPageQRCodeWithResponse The payment page's QR code (PNG) of the EIP-681 USDC transfer URI
+	// GetCheckoutPageQRCodeWithResponse The payment page's QR code
 	//
-	// The payment page's QR code (PNG) of the EIP-681 USDC transfer URI.
+	// The payment page's QR code (PNG) of the EIP-681 USDC transfer URI for what is still due (the rest, once part has arrived)
 	//
 	// No scope: The payment page's QR code: the checkout id is its key.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /pay/{id}/qr.png (the `GetCheckoutPageQRCode` operationId).
-	GetCheckoutPageQRCodeWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetCheckoutPageQRCodeResponse, error)
+	GetCheckoutPageQRCodeWithResponse(ctx context.Context, id string, params *GetCheckoutPageQRCodeParams, reqEditors ...RequestEditorFn) (*GetCheckoutPageQRCodeResponse, error)
 
 	// GetCheckoutPageStatusWithResponse The payment page's live status
 	//
@@ -33520,17 +33520,17 @@ func (c *ClientWithResponses) GetCheckoutPageWithResponse(ctx context.Context, i
 	return ParseGetCheckoutPageResponse(rsp)
 }
 
-// GetCheckoutPageQRCodeWithResponse The payment page's QR code (PNG) of the EIP-681 USDC transfer URI
+// GetCheckoutPageQRCodeWithResponse The payment page's QR code
 //
-// The payment page's QR code (PNG) of the EIP-681 USDC transfer URI.
+// The payment page's QR code (PNG) of the EIP-681 USDC transfer URI for what is still due (the rest, once part has arrived)
 //
 // No scope: The payment page's QR code: the checkout id is its key.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /pay/{id}/qr.png (the `GetCheckoutPageQRCode` operationId).
-func (c *ClientWithResponses) GetCheckoutPageQRCodeWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetCheckoutPageQRCodeResponse, error) {
-	rsp, err := c.GetCheckoutPageQRCode(ctx, id, reqEditors...)
+func (c *ClientWithResponses) GetCheckoutPageQRCodeWithResponse(ctx context.Context, id string, params *GetCheckoutPageQRCodeParams, reqEditors ...RequestEditorFn) (*GetCheckoutPageQRCodeResponse, error) {
+	rsp, err := c.GetCheckoutPageQRCode(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}

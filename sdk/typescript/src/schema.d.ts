@@ -100,8 +100,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The payment page's QR code (PNG) of the EIP-681 USDC transfer URI
-         * @description The payment page's QR code (PNG) of the EIP-681 USDC transfer URI.
+         * The payment page's QR code
+         * @description The payment page's QR code (PNG) of the EIP-681 USDC transfer URI for what is still due (the rest, once part has arrived)
          *
          *     No scope: The payment page's QR code: the checkout id is its key.
          */
@@ -9202,7 +9202,10 @@ export interface operations {
     };
     getCheckoutPageQRCode: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the base units still due, as the payment page asks; the code always encodes what is due now, and is cached for an hour only when this matches it */
+                due?: number;
+            };
             header?: never;
             path: {
                 /** @description the checkout's id (chk_…) */

@@ -51,6 +51,32 @@
     return '';
   }
 
+  // units reads a USDC decimal ("2.500000") as base units, exactly (no floating point);
+  // decimal writes base units back with six fraction digits.
+  function units(s) {
+    var parts = String(s).split('.');
+    return parseInt(parts[0] || '0', 10) * 1000000 + parseInt(((parts[1] || '') + '000000').slice(0, 6), 10);
+  }
+  function decimal(u) {
+    var f = String(u % 1000000);
+    while (f.length < 6) { f = '0' + f; }
+    return Math.floor(u / 1000000) + '.' + f;
+  }
+
+  // askFor points the heading, the wallet link and the QR code at what is still due: the
+  // amount, or the rest once part has arrived, so a payer who scans again pays only the rest.
+  var shownDue = units(el('crypto-amount').textContent);
+  function askFor(due) {
+    if (due === shownDue) { return; }
+    shownDue = due;
+    el('crypto-amount').textContent = decimal(due);
+    var link = el('wallet-link');
+    link.setAttribute('href', link.getAttribute('href').replace(/uint256=[0-9]+$/, 'uint256=' + due));
+    var qr = el('qr');
+    qr.setAttribute('src', qr.getAttribute('src').split('?')[0] + '?due=' + due);
+    qr.setAttribute('alt', 'QR code of the payment request: ' + decimal(due) + ' ' + currency + ' to ' + el('deposit-address').textContent);
+  }
+
   function show(body) {
     status = body.status;
     el('status').setAttribute('data-status', status);
@@ -64,6 +90,8 @@
     var received = parseFloat(body.amount_received), due = parseFloat(cryptoAmount);
     el('received-amount').textContent = body.amount_received;
     el('partly-paid').hidden = terminal(status) || !(received > 0 && received < due);
+    var total = units(cryptoAmount), got = units(body.amount_received);
+    askFor(got > 0 && got < total ? total - got : total);
     // A finished payment asks for nothing more: no address to copy, no code to scan.
     el('pay-section').hidden = terminal(status);
     el('time-left').hidden = terminal(status);
