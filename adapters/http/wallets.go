@@ -389,8 +389,9 @@ func (h *walletsHandlers) secondaryBalance(c *fiber.Ctx) error {
 }
 
 // secondarySend proposes a Safe payment of USDC to an address (the prepared propose of POST
-// /v1/payments): the wallet's live USDC balance must cover it (insufficient_funds), and the
-// answer is the payment awaiting its owners' signatures.
+// /v1/payments): the wallet's live USDC balance, less what open card authorizations hold on it,
+// must cover it (insufficient_funds), and the answer is the payment awaiting its owners'
+// signatures.
 func (h *walletsHandlers) secondarySend(c *fiber.Ctx) (fiber.Handler, error) {
 	p := principal(c)
 	if err := p.Require(auth.ScopePaymentsCreate, auth.ScopeWalletsRead); err != nil {
@@ -432,12 +433,8 @@ func (h *walletsHandlers) secondarySend(c *fiber.Ctx) (fiber.Handler, error) {
 	if v.Balances == nil {
 		return nil, core.E(core.CodeChainUnavailable, "the chain node did not answer the balance read; retry shortly")
 	}
-	for _, b := range v.Balances {
-		if b.Asset == wallet.AssetUSDC && b.AmountBaseUnits.Cmp(big.NewInt(units)) < 0 {
-			return nil, (&core.Error{Code: core.CodeInsufficientFunds,
-				Message: "the wallet's USDC balance does not cover the amount"}).
-				WithDetails(map[string]any{"available": wallet.FormatBigAmount(b.Asset, b.AmountBaseUnits), "requested": req.Amount.String()})
-		}
+	if err := sendCovered(v, units, req.Amount.String()); err != nil {
+		return nil, err
 	}
 	in := safepay.Request{
 		SourceWalletID: walletID, AmountValue: req.Amount.String(), AmountAsset: "usdc", Memo: note,
@@ -457,6 +454,30 @@ func (h *walletsHandlers) secondarySend(c *fiber.Ctx) (fiber.Handler, error) {
 		}
 		return c.Status(fiber.StatusCreated).JSON(toSecondarySend(pay, v.Wallet.Custodial()))
 	}, nil
+}
+
+// sendCovered refuses a send the wallet's live USDC, less what open card authorizations hold on
+// it, does not cover (insufficient_funds, with available, held and requested).
+func sendCovered(v wallets.WalletView, units int64, requested string) error {
+	for _, b := range v.Balances {
+		if b.Asset != wallet.AssetUSDC {
+			continue
+		}
+		free := new(big.Int).Sub(b.AmountBaseUnits, big.NewInt(v.HeldUSDC))
+		if free.Sign() < 0 {
+			free.SetInt64(0)
+		}
+		if free.Cmp(big.NewInt(units)) < 0 {
+			msg := "the wallet's USDC balance does not cover the amount"
+			if v.HeldUSDC > 0 {
+				msg = "the wallet's USDC balance, less what open card authorizations hold, does not cover the amount"
+			}
+			return (&core.Error{Code: core.CodeInsufficientFunds, Message: msg}).
+				WithDetails(map[string]any{"available": wallet.FormatBigAmount(b.Asset, free),
+					"held": wallet.FormatBigAmount(b.Asset, big.NewInt(v.HeldUSDC)), "requested": requested})
+		}
+	}
+	return nil
 }
 
 // secondaryChallengeField makes a TWOFA_REQUIRED refusal name this route's body field,

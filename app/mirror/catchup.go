@@ -2,14 +2,13 @@ package mirror
 
 import (
 	"context"
-	"errors"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/wallet"
-	"github.com/corridorhq/corridor/ledger"
 )
 
 // maxCatchUpRuns bounds the indexer runs one catch-up makes: each is at most
@@ -60,21 +59,9 @@ func (s *Service) CatchUpWalletMirror(ctx context.Context, tenantID string, env 
 func (s *Service) mirroredBalance(ctx context.Context, tenantID string, env core.Environment, walletID string) (int64, error) {
 	var posted int64
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
-		account, err := tx.Ledger().FindAccountByReference(ctx, env, ledger.AssetUSDC, tenantID, ledger.WalletOnchainRef(walletID))
-		if isAccountNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		balances, err := tx.Ledger().Balances(ctx, []string{account.ID})
-		posted = balances[account.ID].Posted
+		b, err := kernel.WalletMirrorBalance(ctx, tx.Ledger(), env, tenantID, walletID)
+		posted = b.Posted
 		return err
 	})
 	return posted, err
-}
-
-func isAccountNotFound(err error) bool {
-	var de *core.Error
-	return errors.As(err, &de) && de.Code == core.CodeAccountNotFound
 }

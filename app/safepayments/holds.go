@@ -8,7 +8,6 @@ import (
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/safepay"
-	"github.com/corridorhq/corridor/ledger"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -49,15 +48,8 @@ func checkHeld(ctx context.Context, store kernel.Units[txView], chain ports.Chai
 func heldOnWallet(ctx context.Context, store kernel.Units[txView], pay safepay.Payment) (int64, error) {
 	var held int64
 	err := store.InTx(ctx, func(ctx context.Context, tx txView) error {
-		account, err := tx.Ledger().FindAccountByReference(ctx, pay.Environment, ledger.AssetUSDC, pay.TenantID, ledger.WalletOnchainRef(pay.SourceWalletID))
-		if core.HasCode(err, core.CodeAccountNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		balances, err := tx.Ledger().Balances(ctx, []string{account.ID})
-		held = balances[account.ID].PendingDebits
+		b, err := kernel.WalletMirrorBalance(ctx, tx.Ledger(), pay.Environment, pay.TenantID, pay.SourceWalletID)
+		held = b.PendingDebits
 		return err
 	})
 	return held, err

@@ -36,9 +36,13 @@ type Balance struct {
 
 // WalletView is a wallet with its live balances. Balances is nil when the chain could not be
 // read: the wallet itself is still returned (docs/decisions/README.md, "Wallets and faucet").
+// HeldUSDC is the USDC, in base units, that open card authorizations hold on the wallet (its
+// mirror account's pending debits): it is still in the Safe, and a Safe payment may not spend it
+// (docs/decisions/safe-payments.md).
 type WalletView struct {
 	Wallet   wallet.Wallet
 	Balances []Balance
+	HeldUSDC int64
 }
 
 // balanceReadTimeout bounds the chain reads of one get-one request.
@@ -50,21 +54,21 @@ func (s *Service) GetWallet(ctx context.Context, p auth.Principal, id string) (W
 	if err := kernel.RequireTenantScope(p, auth.ScopeWalletsRead); err != nil {
 		return WalletView{}, err
 	}
-	w, err := s.findWallet(ctx, p, id)
+	var v WalletView
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
+		var err error
+		if v.Wallet, err = tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, id); err != nil {
+			return err
+		}
+		mirror, err := kernel.WalletMirrorBalance(ctx, tx.Ledger(), v.Wallet.Environment, v.Wallet.TenantID, v.Wallet.ID)
+		v.HeldUSDC = mirror.PendingDebits
+		return err
+	})
 	if err != nil {
 		return WalletView{}, err
 	}
-	return WalletView{Wallet: w, Balances: s.readBalances(ctx, w)}, nil
-}
-
-func (s *Service) findWallet(ctx context.Context, p auth.Principal, id string) (wallet.Wallet, error) {
-	var w wallet.Wallet
-	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
-		var err error
-		w, err = tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, id)
-		return err
-	})
-	return w, err
+	v.Balances = s.readBalances(ctx, v.Wallet)
+	return v, nil
 }
 
 // readBalances reads USDC and ETH at the wallet's address (deployed or not), or nil.

@@ -141,3 +141,33 @@ func TestCards_ExplicitExecuteOfHeldUSDCIsRefused(t *testing.T) {
 		t.Fatalf("after the refused execute: %v", got)
 	}
 }
+
+// TestCards_SecondarySendCountsHeldUSDC: the secondary send's pre-check subtracts what open
+// authorizations hold. With 4 of a wallet's 5 USDC held, a send of 2 answers 422
+// insufficient_funds (available 1, held 4, requested 2) and proposes nothing; a send of 1 is
+// proposed.
+func TestCards_SecondarySendCountsHeldUSDC(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	w := newWallet(t, ten.ID, true, 5)
+	cardID := issue(t, ten.Root, w, map[string]any{})["cardId"].(string)
+	if a := authorize(t, ten.Root, cardID, "4", "5411"); a["status"] != "APPROVED" {
+		t.Fatalf("authorize: %v", a)
+	}
+	dest := common.HexToAddress("0x00000000000000000000000000000000000000a1").Hex()
+	send := func(amount string) *harness.Response {
+		return ten.Root.Post("/v1/wallets/"+w.ID+"/send", map[string]any{"currency": "USDC", "amount": amount, "destination": dest})
+	}
+	refused := send("2").Expect(t, 422).JSON(t)["error"].(map[string]any)
+	d, _ := refused["details"].(map[string]any)
+	if refused["code"] != "insufficient_funds" || d["available"] != "1" || d["held"] != "4" || d["requested"] != "2" ||
+		!strings.Contains(refused["message"].(string), "card authorizations hold") {
+		t.Fatalf("a send of held USDC: %v", refused)
+	}
+	if list := ten.Root.Get("/v1/payments").Expect(t, 200).JSON(t); list["total"] != float64(0) {
+		t.Fatalf("a refused send proposed a payment: %v", list)
+	}
+	if sent := send("1").Expect(t, 201).JSON(t); sent["transaction_id"] == nil {
+		t.Fatalf("a send of free USDC: %v", sent)
+	}
+}
