@@ -33,6 +33,9 @@ func (s *Service) Balances(ctx context.Context, p auth.Principal, asOf *time.Tim
 	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsRead); err != nil {
 		return BalancesView{}, err
 	}
+	if err := s.checkAsOf(asOf); err != nil {
+		return BalancesView{}, err
+	}
 	view := BalancesView{Environment: p.Environment, AsOf: asOf}
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		q := ports.AccountQuery{Environment: p.Environment, TenantID: p.TenantID, Kind: ledger.KindTenantAvailable}

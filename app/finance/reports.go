@@ -34,6 +34,9 @@ func (s *Service) LedgerAccounts(ctx context.Context, p auth.Principal, page por
 	if err := requireFinance(p); err != nil {
 		return nil, 0, err
 	}
+	if err := s.checkAsOf(asOf); err != nil {
+		return nil, 0, err
+	}
 	var out []ports.AccountBalance
 	var total int
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
@@ -79,6 +82,9 @@ func (s *Service) LedgerStatement(ctx context.Context, p auth.Principal, account
 // transfer up to and including asOf, and its closing balance is the balance as of asOf.
 func (s *Service) LedgerStatementOf(ctx context.Context, p auth.Principal, in StatementInput, page ports.Page) (StatementView, error) {
 	if err := requireFinance(p); err != nil {
+		return StatementView{}, err
+	}
+	if err := s.checkAsOf(in.AsOf); err != nil {
 		return StatementView{}, err
 	}
 	if in.AsOf != nil {
@@ -221,6 +227,9 @@ func (s *Service) LedgerTrialBalanceAsOf(ctx context.Context, p auth.Principal, 
 	if err := requireFinance(p); err != nil {
 		return TrialBalanceView{}, err
 	}
+	if err := s.checkAsOf(asOf); err != nil {
+		return TrialBalanceView{}, err
+	}
 	view := TrialBalanceView{Environment: p.Environment, GeneratedAt: s.clock.Now(), AsOf: asOf}
 	var rows []ports.TrialBalanceRow
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
@@ -337,6 +346,23 @@ func clampPage(page ports.Page, export bool) ports.Page {
 		page.Take = MaxExportTake
 	}
 	return page
+}
+
+// asOfSkew is how far past the service's clock an asOf may name: a client that sends its own
+// "now" is not refused for a clock a little ahead of ours.
+const asOfSkew = time.Minute
+
+// checkAsOf refuses an asOf in the future: a balance there is not known yet, and a report as of
+// it would change as transfers are posted until the instant passes. Within asOfSkew it is read
+// as given (docs/decisions/ledger.md).
+func (s *Service) checkAsOf(asOf *time.Time) error {
+	if asOf == nil {
+		return nil
+	}
+	if now := s.clock.Now(); asOf.After(now.Add(asOfSkew)) {
+		return core.Invalid("asOf", "is in the future (the service's clock reads "+now.UTC().Format(time.RFC3339)+"): balances there are not known yet; leave asOf out for the current ones")
+	}
+	return nil
 }
 
 func checkWindow(from, to *time.Time) error {
