@@ -52,8 +52,9 @@ func (s rateLimitSweep) RegisterWorkers(workers *river.Workers) {
 	river.AddWorker(workers, &SweepRateLimitsWorker{Limits: s.limits})
 }
 
-// PeriodicJobs sweeps every ten minutes.
+// PeriodicJobs sweeps every ten minutes and when the service starts.
 func (s rateLimitSweep) PeriodicJobs() []*river.PeriodicJob {
 	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(10*time.Minute),
-		func() (river.JobArgs, *river.InsertOpts) { return SweepRateLimitsArgs{}, nil }, nil)}
+		func() (river.JobArgs, *river.InsertOpts) { return SweepRateLimitsArgs{}, nil },
+		&river.PeriodicJobOpts{RunOnStart: true})}
 }

@@ -43,12 +43,13 @@ func (s *Service) RegisterWorkers(workers *river.Workers) {
 	})
 }
 
-// PeriodicJobs runs the sweep every SweepInterval (River's leader alone schedules it).
+// PeriodicJobs runs the sweep every SweepInterval and when the service starts (River's leader
+// alone schedules it), so a service restarted more often than the interval still sweeps.
 func (s *Service) PeriodicJobs() []*river.PeriodicJob {
 	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(SweepInterval),
 		func() (river.JobArgs, *river.InsertOpts) {
 			return SweepSharesArgs{}, &river.InsertOpts{MaxAttempts: sweepJobAttempts, UniqueOpts: river.UniqueOpts{ByPeriod: SweepInterval}}
-		}, nil)}
+		}, &river.PeriodicJobOpts{RunOnStart: true})}
 }
 
 // SweepShares moves the posted balance of every sweepable per-tenant share of a platform
