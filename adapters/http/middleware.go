@@ -305,6 +305,12 @@ func (s *Server) principalFromHeaders(c *fiber.Ctx) (auth.Principal, bool, error
 	if !ok || strings.TrimSpace(token) == "" {
 		return auth.Principal{}, true, core.E(core.CodeUnauthenticated, "Authorization must be \"Bearer <session token>\"")
 	}
+	if strings.HasPrefix(strings.TrimSpace(token), auth.KeyPrefix+"_") {
+		// An API key sent the way other payment APIs take theirs: say where it goes rather than
+		// report a bad session token. The key is not tried, so nothing about it is revealed.
+		return auth.Principal{}, true, core.E(core.CodeUnauthenticated,
+			"an API key (csk_…) goes in the X-Service-Api-Key header; Authorization: Bearer takes a session token")
+	}
 	env := core.EnvTest
 	if h := c.Get(headerEnvironment); h != "" {
 		parsed, ok := core.ParseEnvironment(h)

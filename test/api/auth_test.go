@@ -123,3 +123,17 @@ func keyID(t *testing.T, ten *harness.Tenant, plaintext string) string {
 	t.Fatalf("key %s not listed", pub)
 	return ""
 }
+
+// TestAuth_KeyAsBearerSaysWhereItGoes: an API key sent as "Authorization: Bearer csk_…" (how
+// other payment APIs take theirs) is refused with a message naming X-Service-Api-Key, not as a
+// bad session token; the same key in its header works.
+func TestAuth_KeyAsBearerSaysWhereItGoes(t *testing.T) {
+	t.Parallel()
+	e := env()
+	ten := e.NewTenant(t)
+	m := e.Client(t).With("Authorization", "Bearer "+ten.RootKey).Get("/v1/tenants/current").ExpectError(t, 401, "UNAUTHENTICATED")
+	if msg := m["message"].(string); !strings.Contains(msg, "X-Service-Api-Key") || strings.Contains(msg, "invalid or expired") {
+		t.Fatalf("a key sent as a bearer token: %q", msg)
+	}
+	e.Client(t).WithKey(ten.RootKey).Get("/v1/tenants/current").Expect(t, 200)
+}
