@@ -98,12 +98,7 @@ func TestCards_SafePaymentCannotSpendHeldUSDC(t *testing.T) {
 // not run, so no execution job races the explicit execute.
 func TestCards_ExplicitExecuteOfHeldUSDCIsRefused(t *testing.T) {
 	t.Parallel()
-	ten := env().NewTenant(t)
-	w := newWallet(t, ten.ID, true, 5)
-	cardID := issue(t, ten.Root, w, map[string]any{})["cardId"].(string)
-	if a := authorize(t, ten.Root, cardID, "4", "5411"); a["status"] != "APPROVED" {
-		t.Fatalf("authorize: %v", a)
-	}
+	ten, w := fourOfFiveHeld(t)
 	payee, err := crypto.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
@@ -148,12 +143,7 @@ func TestCards_ExplicitExecuteOfHeldUSDCIsRefused(t *testing.T) {
 // proposed.
 func TestCards_SecondarySendCountsHeldUSDC(t *testing.T) {
 	t.Parallel()
-	ten := env().NewTenant(t)
-	w := newWallet(t, ten.ID, true, 5)
-	cardID := issue(t, ten.Root, w, map[string]any{})["cardId"].(string)
-	if a := authorize(t, ten.Root, cardID, "4", "5411"); a["status"] != "APPROVED" {
-		t.Fatalf("authorize: %v", a)
-	}
+	ten, w := fourOfFiveHeld(t)
 	dest := common.HexToAddress("0x00000000000000000000000000000000000000a1").Hex()
 	send := func(amount string) *harness.Response {
 		return ten.Root.Post("/v1/wallets/"+w.ID+"/send", map[string]any{"currency": "USDC", "amount": amount, "destination": dest})
@@ -170,4 +160,17 @@ func TestCards_SecondarySendCountsHeldUSDC(t *testing.T) {
 	if sent := send("1").Expect(t, 201).JSON(t); sent["transaction_id"] == nil {
 		t.Fatalf("a send of free USDC: %v", sent)
 	}
+}
+
+// fourOfFiveHeld is a tenant's wallet holding 5 USDC, 4 of them held by an approved
+// authorization on a card of the wallet.
+func fourOfFiveHeld(t *testing.T) (*harness.Tenant, testWallet) {
+	t.Helper()
+	ten := env().NewTenant(t)
+	w := newWallet(t, ten.ID, true, 5)
+	cardID := issue(t, ten.Root, w, map[string]any{})["cardId"].(string)
+	if a := authorize(t, ten.Root, cardID, "4", "5411"); a["status"] != "APPROVED" {
+		t.Fatalf("authorize: %v", a)
+	}
+	return ten, w
 }
