@@ -33,7 +33,7 @@ func (h *financeHandlers) ledgerEndpoints() []Endpoint {
 		{Name: "from", In: "query", Description: "RFC 3339; only transfers created at or after it"},
 		{Name: "to", In: "query", Description: "RFC 3339; only transfers created before it"},
 	}
-	asOf := Param{Name: "asOf", In: "query", Description: "RFC 3339; balances as of this instant, recomputed from the ledger's history"}
+	asOf := Param{Name: "asOf", In: "query", Description: "RFC 3339; balances as of this instant, recomputed from the ledger's history; not in the future (more than a minute ahead of the service's clock is 400 VALIDATION_FAILED)"}
 	finance := []auth.Scope{auth.ScopeTreasuryRead}
 	exportPaging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"},
 		{Name: "take", In: "query", Integer: true, Description: "at most 100 (JSON) or 10000 (CSV)"}}
@@ -49,7 +49,7 @@ func (h *financeHandlers) ledgerEndpoints() []Endpoint {
 			Responses: map[int]any{200: Content{"application/json": ledgerAccountListResponse{}, "text/csv": ""}}, Handler: h.listLedgerAccounts},
 		{Method: "GET", Path: "/v1/ledger/accounts/{id}/statement", Summary: "An account statement with running balances over [from, to) or up to asOf; Accept: text/csv for CSV", Tag: "ledger",
 			Auth: authRequired, Scopes: finance,
-			Params:    append(append([]Param{{Name: "id", In: "path"}, {Name: "asOf", In: "query", Description: "RFC 3339; the statement up to and including this instant (instead of to)"}}, window...), exportPaging...),
+			Params:    append(append([]Param{{Name: "id", In: "path"}, {Name: "asOf", In: "query", Description: "RFC 3339; the statement up to and including this instant (instead of to); not in the future (more than a minute ahead is 400 VALIDATION_FAILED)"}}, window...), exportPaging...),
 			Responses: map[int]any{200: Content{"application/json": statementResponse{}, "text/csv": ""}, 404: Envelope{}}, Handler: h.accountStatement},
 		{Method: "GET", Path: "/v1/ledger/entries", Summary: "Journal entries touching the caller's accounts; ?format=csv exports CSV (text/csv, see docs/ledger.md)", Tag: "ledger",
 			Auth: authRequired, Scopes: finance,
@@ -60,7 +60,7 @@ func (h *financeHandlers) ledgerEndpoints() []Endpoint {
 				Param{Name: "take", In: "query", Integer: true, Description: "at most 100 (JSON) or 10000 (CSV)"}),
 			Responses: map[int]any{200: Content{"application/json": entryListResponse{}, "text/csv": ""}, 404: Envelope{}}, Handler: h.listEntries},
 		{Method: "GET", Path: "/v1/ledger/trial-balance", Summary: "The caller's trial balance per asset, now or as of an instant; balanced means it sums to zero", Tag: "ledger",
-			Auth: authRequired, Scopes: finance, Params: []Param{{Name: "asOf", In: "query", Description: "RFC 3339; the trial balance as of this instant, recomputed from the accounts' history"}},
+			Auth: authRequired, Scopes: finance, Params: []Param{{Name: "asOf", In: "query", Description: "RFC 3339; the trial balance as of this instant, recomputed from the accounts' history; not in the future (more than a minute ahead is 400 VALIDATION_FAILED)"}},
 			Responses: map[int]any{200: Content{"application/json": trialBalanceResponse{}, "text/csv": ""}}, Handler: h.trialBalance},
 		{Method: "GET", Path: "/v1/balance-transactions", Summary: "Every movement of the caller's balances with its object, gross, fee and net; Accept: text/csv for CSV", Tag: "ledger",
 			Auth: authRequired, Scopes: finance, Params: append(append([]Param{}, window...), exportPaging...),

@@ -182,6 +182,10 @@ type balanceResponse struct {
 	Asset    string `json:"asset" oas:"required,enum=usdc|eth"`
 	Amount   string `json:"amount" oas:"required"`
 	Decimals int32  `json:"decimals" oas:"required"`
+	// Held and Available are the USDC line's: what open card authorizations on the wallet's cards
+	// hold (still in the Safe, not spendable by a payment), and the amount less it.
+	Held      *string `json:"held,omitempty" description:"USDC line only: what approved, uncaptured card authorizations on the wallet's cards hold; it is still in the Safe, but a Safe payment or send may not spend it"`
+	Available *string `json:"available,omitempty" description:"USDC line only: amount less held (never below 0), what a Safe payment or send from the wallet may spend now"`
 }
 
 // walletDetailResponse is the get-one Wallet: balances are live, or null when the chain could
@@ -214,6 +218,10 @@ func toWalletDetail(v wallets.WalletView) walletDetailResponse {
 		balances := make([]balanceResponse, len(v.Balances))
 		for i, b := range v.Balances {
 			balances[i] = balanceResponse{Asset: string(b.Asset), Amount: wallet.FormatBigAmount(b.Asset, b.AmountBaseUnits), Decimals: b.Asset.Decimals()}
+			if b.Asset == wallet.AssetUSDC {
+				balances[i].Held = strPtr(wallet.FormatBigAmount(b.Asset, big.NewInt(v.HeldUSDC)))
+				balances[i].Available = strPtr(wallet.FormatBigAmount(b.Asset, v.AvailableUSDC()))
+			}
 		}
 		out.Balances = &balances
 	}
@@ -459,25 +467,17 @@ func (h *walletsHandlers) secondarySend(c *fiber.Ctx) (fiber.Handler, error) {
 // sendCovered refuses a send the wallet's live USDC, less what open card authorizations hold on
 // it, does not cover (insufficient_funds, with available, held and requested).
 func sendCovered(v wallets.WalletView, units int64, requested string) error {
-	for _, b := range v.Balances {
-		if b.Asset != wallet.AssetUSDC {
-			continue
-		}
-		free := new(big.Int).Sub(b.AmountBaseUnits, big.NewInt(v.HeldUSDC))
-		if free.Sign() < 0 {
-			free.SetInt64(0)
-		}
-		if free.Cmp(big.NewInt(units)) < 0 {
-			msg := "the wallet's USDC balance does not cover the amount"
-			if v.HeldUSDC > 0 {
-				msg = "the wallet's USDC balance, less what open card authorizations hold, does not cover the amount"
-			}
-			return (&core.Error{Code: core.CodeInsufficientFunds, Message: msg}).
-				WithDetails(map[string]any{"available": wallet.FormatBigAmount(b.Asset, free),
-					"held": wallet.FormatBigAmount(b.Asset, big.NewInt(v.HeldUSDC)), "requested": requested})
-		}
+	free := v.AvailableUSDC()
+	if free == nil || free.Cmp(big.NewInt(units)) >= 0 {
+		return nil
 	}
-	return nil
+	msg := "the wallet's USDC balance does not cover the amount"
+	if v.HeldUSDC > 0 {
+		msg = "the wallet's USDC balance, less what open card authorizations hold, does not cover the amount"
+	}
+	return (&core.Error{Code: core.CodeInsufficientFunds, Message: msg}).
+		WithDetails(map[string]any{"available": wallet.FormatBigAmount(wallet.AssetUSDC, free),
+			"held": wallet.FormatBigAmount(wallet.AssetUSDC, big.NewInt(v.HeldUSDC)), "requested": requested})
 }
 
 // secondaryChallengeField makes a TWOFA_REQUIRED refusal name this route's body field,

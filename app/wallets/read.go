@@ -45,6 +45,24 @@ type WalletView struct {
 	HeldUSDC int64
 }
 
+// AvailableUSDC is the wallet's live USDC less what open card authorizations hold (never below
+// 0), what a Safe payment from it may spend now; nil when the balances could not be read.
+func (v WalletView) AvailableUSDC() *big.Int {
+	for _, b := range v.Balances {
+		if b.Asset == wallet.AssetUSDC {
+			return max0(new(big.Int).Sub(b.AmountBaseUnits, big.NewInt(v.HeldUSDC)))
+		}
+	}
+	return nil
+}
+
+func max0(n *big.Int) *big.Int {
+	if n.Sign() < 0 {
+		n.SetInt64(0)
+	}
+	return n
+}
+
 // balanceReadTimeout bounds the chain reads of one get-one request.
 const balanceReadTimeout = 5 * time.Second
 

@@ -137,13 +137,22 @@ func TestCards_ExplicitExecuteOfHeldUSDCIsRefused(t *testing.T) {
 	}
 }
 
-// TestCards_SecondarySendCountsHeldUSDC: the secondary send's pre-check subtracts what open
-// authorizations hold. With 4 of a wallet's 5 USDC held, a send of 2 answers 422
+// TestCards_SecondarySendCountsHeldUSDC: a wallet's USDC line shows what open authorizations
+// hold and what is available, and the secondary send's pre-check subtracts the holds. With 4 of
+// a wallet's 5 USDC held, a send of 2 answers 422
 // insufficient_funds (available 1, held 4, requested 2) and proposes nothing; a send of 1 is
 // proposed.
 func TestCards_SecondarySendCountsHeldUSDC(t *testing.T) {
 	t.Parallel()
 	ten, w := fourOfFiveHeld(t)
+	// The wallet shows the hold beside its live USDC.
+	for _, raw := range ten.Root.Get("/v1/wallets/"+w.ID).Expect(t, 200).JSON(t)["balances"].([]any) {
+		if line := raw.(map[string]any); line["asset"] == "usdc" && (line["amount"] != "5" || line["held"] != "4" || line["available"] != "1") {
+			t.Fatalf("the wallet's USDC line: %v", line)
+		} else if line["asset"] == "eth" && (line["held"] != nil || line["available"] != nil) {
+			t.Fatalf("the wallet's ETH line: %v", line)
+		}
+	}
 	dest := common.HexToAddress("0x00000000000000000000000000000000000000a1").Hex()
 	send := func(amount string) *harness.Response {
 		return ten.Root.Post("/v1/wallets/"+w.ID+"/send", map[string]any{"currency": "USDC", "amount": amount, "destination": dest})

@@ -4847,8 +4847,14 @@ type Balance struct {
 	// Asset The asset: USDC (6 decimals) or ETH (18).
 	Asset BalanceAsset `json:"asset"`
 
+	// Available USDC line only: amount less held (never below 0), what a Safe payment or send from the wallet may spend now
+	Available *string `json:"available,omitempty"`
+
 	// Decimals How many fraction digits the asset has (USDC 6, ETH 18).
 	Decimals int `json:"decimals"`
+
+	// Held USDC line only: what approved, uncaptured card authorizations on the wallet's cards hold; it is still in the Safe, but a Safe payment or send may not spend it
+	Held *string `json:"held,omitempty"`
 }
 
 // BalanceAsset The asset: USDC (6 decimals) or ETH (18).
@@ -9666,7 +9672,7 @@ type ListBalanceTransactionsParams struct {
 
 // ListBalancesParams defines parameters for ListBalances.
 type ListBalancesParams struct {
-	// AsOf RFC 3339; balances as of this instant, recomputed from the ledger's history
+	// AsOf RFC 3339; balances as of this instant, recomputed from the ledger's history; not in the future (more than a minute ahead of the service's clock is 400 VALIDATION_FAILED)
 	AsOf *string `form:"asOf,omitempty" json:"asOf,omitempty"`
 }
 
@@ -9879,7 +9885,7 @@ type SendInvoiceParams struct {
 
 // ListLedgerAccountsParams defines parameters for ListLedgerAccounts.
 type ListLedgerAccountsParams struct {
-	// AsOf RFC 3339; balances as of this instant, recomputed from the ledger's history
+	// AsOf RFC 3339; balances as of this instant, recomputed from the ledger's history; not in the future (more than a minute ahead of the service's clock is 400 VALIDATION_FAILED)
 	AsOf *string `form:"asOf,omitempty" json:"asOf,omitempty"`
 
 	// Skip at most 10000
@@ -9891,7 +9897,7 @@ type ListLedgerAccountsParams struct {
 
 // GetLedgerAccountStatementParams defines parameters for GetLedgerAccountStatement.
 type GetLedgerAccountStatementParams struct {
-	// AsOf RFC 3339; the statement up to and including this instant (instead of to)
+	// AsOf RFC 3339; the statement up to and including this instant (instead of to); not in the future (more than a minute ahead is 400 VALIDATION_FAILED)
 	AsOf *string `form:"asOf,omitempty" json:"asOf,omitempty"`
 
 	// From RFC 3339; only transfers created at or after it
@@ -9930,7 +9936,7 @@ type ListLedgerEntriesParams struct {
 
 // GetTrialBalanceParams defines parameters for GetTrialBalance.
 type GetTrialBalanceParams struct {
-	// AsOf RFC 3339; the trial balance as of this instant, recomputed from the accounts' history
+	// AsOf RFC 3339; the trial balance as of this instant, recomputed from the accounts' history; not in the future (more than a minute ahead is 400 VALIDATION_FAILED)
 	AsOf *string `form:"asOf,omitempty" json:"asOf,omitempty"`
 }
 

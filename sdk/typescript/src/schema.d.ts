@@ -5151,8 +5151,12 @@ export interface components {
              * @enum {string}
              */
             asset: "usdc" | "eth";
+            /** @description USDC line only: amount less held (never below 0), what a Safe payment or send from the wallet may spend now */
+            available?: string;
             /** @description How many fraction digits the asset has (USDC 6, ETH 18). */
             decimals: number;
+            /** @description USDC line only: what approved, uncaptured card authorizations on the wallet's cards hold; it is still in the Safe, but a Safe payment or send may not spend it */
+            held?: string;
         };
         /** @description Part of BalanceTransactionList. */
         BalanceTransaction: {
@@ -10536,7 +10540,7 @@ export interface operations {
     listBalances: {
         parameters: {
             query?: {
-                /** @description RFC 3339; balances as of this instant, recomputed from the ledger's history */
+                /** @description RFC 3339; balances as of this instant, recomputed from the ledger's history; not in the future (more than a minute ahead of the service's clock is 400 VALIDATION_FAILED) */
                 asOf?: string;
             };
             header?: never;
@@ -12826,7 +12830,7 @@ export interface operations {
     listLedgerAccounts: {
         parameters: {
             query?: {
-                /** @description RFC 3339; balances as of this instant, recomputed from the ledger's history */
+                /** @description RFC 3339; balances as of this instant, recomputed from the ledger's history; not in the future (more than a minute ahead of the service's clock is 400 VALIDATION_FAILED) */
                 asOf?: string;
                 /** @description at most 10000 */
                 skip?: number;
@@ -12889,7 +12893,7 @@ export interface operations {
     getLedgerAccountStatement: {
         parameters: {
             query?: {
-                /** @description RFC 3339; the statement up to and including this instant (instead of to) */
+                /** @description RFC 3339; the statement up to and including this instant (instead of to); not in the future (more than a minute ahead is 400 VALIDATION_FAILED) */
                 asOf?: string;
                 /** @description RFC 3339; only transfers created at or after it */
                 from?: string;
@@ -13157,7 +13161,7 @@ export interface operations {
     getTrialBalance: {
         parameters: {
             query?: {
-                /** @description RFC 3339; the trial balance as of this instant, recomputed from the accounts' history */
+                /** @description RFC 3339; the trial balance as of this instant, recomputed from the accounts' history; not in the future (more than a minute ahead is 400 VALIDATION_FAILED) */
                 asOf?: string;
             };
             header?: never;
