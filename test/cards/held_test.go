@@ -153,6 +153,13 @@ func TestCards_SecondarySendCountsHeldUSDC(t *testing.T) {
 			t.Fatalf("the wallet's ETH line: %v", line)
 		}
 	}
+	// So does its page in the console.
+	v := env().ConsoleVisitor(t)
+	v.SignIn(ten.SessionToken)
+	if page := v.Get("/console/wallets/" + w.ID); page.Status != 200 ||
+		!strings.Contains(page.Body, `<p id="wallet-held">Card authorizations hold 4.000000 USDC of this; 1.000000 USDC is available to Safe payments.</p>`) {
+		t.Fatalf("the console's wallet page: %d\n%s", page.Status, page.Body)
+	}
 	dest := common.HexToAddress("0x00000000000000000000000000000000000000a1").Hex()
 	send := func(amount string) *harness.Response {
 		return ten.Root.Post("/v1/wallets/"+w.ID+"/send", map[string]any{"currency": "USDC", "amount": amount, "destination": dest})
