@@ -25,7 +25,11 @@ func TestCanonicalJSON_FastPathIsTheLongWay(t *testing.T) {
 		if alreadyCanonical(body) && !bytes.Equal(remarshalJSON(body), body) {
 			t.Errorf("%q taken as canonical, but its canonical form is %q", body, remarshalJSON(body))
 		}
-		if got, want := canonicalJSON(body), remarshalJSON(body); !bytes.Equal(got, want) {
+		want := remarshalJSON(body)
+		if len(bytes.TrimSpace(body)) == 0 {
+			want = []byte("{}") // the decoder reads an empty body as {}
+		}
+		if got := canonicalJSON(body); !bytes.Equal(got, want) {
 			t.Errorf("canonicalJSON(%q) = %q, want %q", body, got, want)
 		}
 	}

@@ -263,3 +263,22 @@ func TestIdempotency_SecretsAreNeverReplayed(t *testing.T) {
 		t.Fatal("a plaintext key secret is stored in an idempotency record")
 	}
 }
+
+// TestIdempotency_EmptyBodyIsTheEmptyObject: a body-less POST and the same POST with {} are one
+// request, as the decoder reads them: a retry that serializes "no fields" the other way is
+// replayed, not refused IDEMPOTENCY_KEY_REUSED, and the revoke runs once.
+func TestIdempotency_EmptyBodyIsTheEmptyObject(t *testing.T) {
+	t.Parallel()
+	e := env()
+	ten := e.NewTenant(t)
+	key := e.NewKey(t, ten.Root, map[string]any{"name": "to revoke"})
+	path := "/v1/api-keys/" + keyID(t, ten, key) + "/revoke"
+	c := ten.Root.With("Idempotency-Key", "revoke-once")
+	first := c.Post(path, nil).Expect(t, 200)
+	for _, retry := range []any{map[string]any{}, " { } "} {
+		again := c.Post(path, retry).Expect(t, 200)
+		if again.Header.Get("Idempotent-Replayed") != "true" || string(again.Body) != string(first.Body) {
+			t.Fatalf("a retry with %q: %s (replayed %q)", retry, again.Body, again.Header.Get("Idempotent-Replayed"))
+		}
+	}
+}
