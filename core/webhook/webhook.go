@@ -32,8 +32,8 @@ var (
 // Bounds.
 const (
 	MaxURLLength     = 2048
-	MaxEventTypes    = 64
-	MaxEndpoints     = 16 // per tenant and environment
+	MaxEventTypes    = 128 // room for every documented type (core/event) listed one by one, and more to come
+	MaxEndpoints     = 16  // per tenant and environment
 	SecretPrefix     = "whsec_"
 	SignatureHeader  = "Corridor-Signature"
 	DescriptionLimit = 256

@@ -3,6 +3,8 @@ package webhook
 import (
 	"testing"
 	"time"
+
+	"github.com/corridorhq/corridor/core/event"
 )
 
 func TestSignVerify(t *testing.T) {
@@ -40,5 +42,13 @@ func TestEndpointChecks(t *testing.T) {
 	e := Endpoint{EventTypes: []string{"a.b"}}
 	if !e.Wants("a.b") || e.Wants("a.c") || !(Endpoint{}).Wants("x.y") {
 		t.Fatal("Wants")
+	}
+}
+
+// TestCheckEventTypes_EveryDocumentedType: a subscription listing every documented event type
+// (core/event) one by one is accepted (docs/webhooks.md: a listed type is never refused).
+func TestCheckEventTypes_EveryDocumentedType(t *testing.T) {
+	if err := CheckEventTypes(event.DocumentedTypes()); err != nil {
+		t.Fatalf("the %d documented types are refused: %v", len(event.DocumentedTypes()), err)
 	}
 }

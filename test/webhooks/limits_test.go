@@ -2,6 +2,7 @@ package webhooks
 
 import (
 	"fmt"
+	"sort"
 	"sync"
 	"testing"
 )
@@ -55,5 +56,31 @@ func TestWebhooks_RegistrationIsIdempotent(t *testing.T) {
 	}
 	if n := ten.Root.Get("/v1/webhook-endpoints").Expect(t, 200).JSON(t)["total"]; n != float64(1) {
 		t.Fatalf("listed %v endpoints", n)
+	}
+}
+
+// TestWebhooks_SubscribesToEveryDocumentedType: an endpoint that lists every event type the
+// OpenAPI document's webhooks name (docs/webhooks.md: "a subscription to a type listed here is
+// never refused") is registered with all of them, and a PATCH to the same list is accepted.
+func TestWebhooks_SubscribesToEveryDocumentedType(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	doc := ten.Root.Get("/v1/openapi.json").Expect(t, 200).JSON(t)
+	hooks, _ := doc["webhooks"].(map[string]any)
+	types := make([]string, 0, len(hooks))
+	for typ := range hooks {
+		types = append(types, typ)
+	}
+	sort.Strings(types)
+	if len(types) < 60 {
+		t.Fatalf("the document lists %d event types", len(types))
+	}
+	ep := ten.Root.Post("/v1/webhook-endpoints", map[string]any{"url": "http://127.0.0.1:9/hook", "events": types}).Expect(t, 201).JSON(t)
+	if got, _ := ep["events"].([]any); len(got) != len(types) {
+		t.Fatalf("registered %d of the %d documented types: %v", len(got), len(types), ep)
+	}
+	patched := ten.Root.Do("PATCH", "/v1/webhook-endpoints/"+ep["id"].(string), map[string]any{"events": types}).Expect(t, 200).JSON(t)
+	if got, _ := patched["events"].([]any); len(got) != len(types) {
+		t.Fatalf("patched to %d of the %d documented types: %v", len(got), len(types), patched)
 	}
 }
