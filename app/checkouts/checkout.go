@@ -299,10 +299,22 @@ func (in RefundInput) check() error {
 	if in.Amount != nil && *in.Amount <= 0 {
 		errs.Add("amount", "must be greater than 0")
 	}
-	if in.Address != "" && !core.IsEVMAddress(in.Address) {
+	switch {
+	case in.Address != "" && !core.IsEVMAddress(in.Address):
 		errs.Add("address", "must be a 0x address of 40 hex digits")
+	case in.Address != "" && isZeroAddress(in.Address):
+		errs.Add("address", zeroAddressRefusal)
 	}
 	return errs.Err()
+}
+
+// zeroAddressRefusal: the checkout factory refuses to pay the zero address (CDF:zero), so a
+// refund there could never be sent while its amount sat taken from the service balance.
+const zeroAddressRefusal = "must not be the zero address: USDC cannot be refunded there"
+
+// isZeroAddress reports whether a 0x address of 40 hex digits is the zero address.
+func isZeroAddress(address string) bool {
+	return len(address) == 42 && strings.Trim(address[2:], "0") == ""
 }
 
 // terms are the amount and destination of a refund of c: everything still refundable unless the
@@ -326,6 +338,9 @@ func (in RefundInput) terms(c checkout.Checkout) (int64, string, error) {
 	}
 	if dest == "" {
 		return 0, "", core.Invalid("address", "is required: the payer's address is not known")
+	}
+	if isZeroAddress(dest) {
+		return 0, "", core.Invalid("address", zeroAddressRefusal)
 	}
 	return amount, dest, nil
 }

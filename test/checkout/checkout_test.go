@@ -350,3 +350,32 @@ func TestCheckout_PaymentURLFromConfiguration(t *testing.T) {
 		t.Fatalf("payment_url %v, qr_code %v: want them under %s", got["payment_url"], got["qr_code"], env().BaseURL)
 	}
 }
+
+// TestCheckout_RefundToTheZeroAddressRefused: the factory refuses to pay the zero address
+// (CDF:zero), so a refund there could never be sent: it is refused at the request (400
+// invalid_address naming address), before any money moves, and the checkout stays refundable.
+func TestCheckout_RefundToTheZeroAddressRefused(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	c := create(t, ten.Root, 3)
+	id := c["id"].(string)
+	pay(t, c["deposit_address"].(string), 3_000_000)
+	mine(t, confirmations)
+	waitStatus(t, ten.Root, id, "completed")
+	for _, zero := range []string{"0x0000000000000000000000000000000000000000", "0X0000000000000000000000000000000000000000"} {
+		e := ten.Root.Post("/v1/payments/"+id+"/refund", map[string]any{"amount": 1, "address": zero}).Expect(t, 400).JSON(t)
+		body := e["error"].(map[string]any)
+		if body["code"] != "invalid_address" || !strings.Contains(fmt.Sprint(body["details"]), "address") {
+			t.Fatalf("refund to %s: %v", zero, e)
+		}
+	}
+	if got := get(t, ten.Root, id); got["amount_refunded"] != "0.000000" || got["refundable"] != "3.000000" {
+		t.Fatalf("after refused refunds: %v", got)
+	}
+	if refunds := ten.Root.Get("/v1/payments/"+id+"/refunds").Expect(t, 200).JSON(t); refunds["total"] != float64(0) {
+		t.Fatalf("refunds recorded: %v", refunds)
+	}
+	if available, _ := harness.ServiceBalance(t, ten.Root); available != 3_000_000 {
+		t.Fatalf("service balance %d, want 3000000", available)
+	}
+}
