@@ -32,7 +32,9 @@ func (s *Service) ListEvents(ctx context.Context, p auth.Principal, q EventQuery
 		return nil, 0, err
 	}
 	typ := strings.TrimSpace(q.Type)
-	if typ != "" && !event.ValidType(strings.TrimSuffix(typ, ".*")+".x") {
+	// One type (family.state) or a family (family.*): a bare family name is neither, and would
+	// match no event.
+	if family, ok := strings.CutSuffix(typ, ".*"); typ != "" && !(ok && event.ValidType(family+".x")) && !(!ok && event.ValidType(typ)) {
 		return nil, 0, core.Invalid("type", "an event type such as safe_payment.completed, or a family such as card_authorization.*")
 	}
 	if !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To) {

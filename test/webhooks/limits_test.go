@@ -84,3 +84,23 @@ func TestWebhooks_SubscribesToEveryDocumentedType(t *testing.T) {
 		t.Fatalf("patched to %d of the %d documented types: %v", len(got), len(types), patched)
 	}
 }
+
+// TestEvents_TypeFilterIsATypeOrAFamily: GET /v1/events?type= takes one type (agent.created)
+// or a family (agent.*); a bare family name without ".*" (agent), which is neither and would
+// match nothing, answers 400 VALIDATION_FAILED naming type instead of an empty list.
+func TestEvents_TypeFilterIsATypeOrAFamily(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	ten.Root.Post("/v1/agents", map[string]any{"name": "filter-bot"}).Expect(t, 201)
+	poll(t, func() map[string]any { return ten.Root.Get("/v1/events?type=agent.*").Expect(t, 200).JSON(t) },
+		func(m map[string]any) bool { return m["total"] == float64(1) })
+	if n := ten.Root.Get("/v1/events?type=agent.created").Expect(t, 200).JSON(t)["total"]; n != float64(1) {
+		t.Fatalf("type=agent.created listed %v events", n)
+	}
+	for _, q := range []string{"agent", "agent_", "agent*", "*"} {
+		e := ten.Root.Get("/v1/events?type="+q).ExpectError(t, 400, "VALIDATION_FAILED")
+		if fields, _ := e["details"].(map[string]any)["fields"].(map[string]any); fields["type"] == nil {
+			t.Fatalf("type=%s: the refusal does not name type: %v", q, e)
+		}
+	}
+}
