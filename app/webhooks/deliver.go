@@ -322,7 +322,7 @@ func (s *Service) afterFailure(ctx context.Context, tx txView, d *webhook.Delive
 		}
 		d.Status = webhook.DeliveryFailed
 		return kernel.RecordEvent(ctx, tx, ep.TenantID, ep.Environment, disabledEventKind, ep.ID, disabledEventStatus, 0, now,
-			map[string]any{"url": ep.URL, "failingSince": ep.FailingSince.Format(time.RFC3339)})
+			map[string]any{"url": ep.URL, "failingSince": timestamp.Format(*ep.FailingSince)})
 	}
 	next := now.Add(s.backoff(d.Attempts))
 	if next.After(d.CreatedAt.Add(s.cfg.RetryWindow)) {

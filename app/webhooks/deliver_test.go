@@ -172,6 +172,11 @@ func TestAttempt_EndpointFailingForTheWindowIsDisabledWithAnEvent(t *testing.T) 
 	if recorded := fx.store.Events(fx.endpointID); len(recorded) != 1 || recorded[0].Type != "webhook_endpoint.disabled" {
 		t.Fatalf("events: %+v", recorded)
 	}
+	// The API's one form of an instant (docs/api.md: six fraction digits), as every other
+	// timestamp an event carries.
+	if got := fx.store.Events(fx.endpointID)[0].Data["failingSince"]; got != "2026-01-01T00:00:00.000000Z" {
+		t.Fatalf("data.failingSince %v, want 2026-01-01T00:00:00.000000Z", got)
+	}
 	if a := fx.attempts(); len(a) != 1 || a[0].Error == "" {
 		t.Fatalf("a timeout is recorded without its error: %+v", a)
 	}
