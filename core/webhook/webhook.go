@@ -102,6 +102,11 @@ func CheckURL(raw string) error {
 	if u.Fragment != "" {
 		return core.Invalid("url", "a fragment is not accepted")
 	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return core.Invalid("url", "the port must be from 1 to 65535")
+		}
+	}
 	return nil
 }
 

@@ -190,6 +190,9 @@ func TestWebhooks_Validation(t *testing.T) {
 		{"url": "not a url"},
 		{"url": "https://user:pw@example.com/hook"},
 		{"url": "https://example.com/hook", "events": []string{"Not A Type"}},
+		// A port no connection can use: every delivery would fail.
+		{"url": "http://127.0.0.1:99999/hook"},
+		{"url": "http://127.0.0.1:0/hook"},
 	} {
 		ten.Root.Post("/v1/webhook-endpoints", body).ExpectError(t, 400, "VALIDATION_FAILED")
 	}
