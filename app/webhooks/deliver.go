@@ -316,21 +316,48 @@ func (s *Service) afterFailure(ctx context.Context, tx txView, d *webhook.Delive
 			return err
 		}
 	} else if now.Sub(*ep.FailingSince) >= s.cfg.RetryWindow {
-		ep.Enabled, ep.DisabledReason, ep.UpdatedAt = false, "failing for the whole retry window", now
-		if err := tx.Events().UpdateEndpoint(ctx, ep); err != nil {
-			return err
-		}
-		d.Status = webhook.DeliveryFailed
-		return kernel.RecordEvent(ctx, tx, ep.TenantID, ep.Environment, disabledEventKind, ep.ID, disabledEventStatus, 0, now,
-			map[string]any{"url": ep.URL, "failingSince": timestamp.Format(*ep.FailingSince)})
+		return s.disableEndpoint(ctx, tx, d, ep, now)
 	}
 	next := now.Add(s.backoff(d.Attempts))
 	if next.After(d.CreatedAt.Add(s.cfg.RetryWindow)) {
 		d.Status = webhook.DeliveryFailed
-		return nil
+		if whole, err := s.failedThroughout(ctx, tx, *d, ep, now); err != nil || !whole {
+			return err
+		}
+		return s.disableEndpoint(ctx, tx, d, ep, now)
 	}
 	d.NextAttemptAt = &next
 	return s.jobs.Enqueue(ctx, DeliverArgs{TenantID: d.TenantID, DeliveryID: d.ID}, ports.JobOptions{ScheduledAt: next, MaxAttempts: jobMaxAttempts})
+}
+
+// failedThroughout reports whether a delivery that ran out its window leaves its endpoint
+// failed for the whole window, as far as attempts can show: the endpoint has answered nothing
+// since before the delivery's first attempt, and that run of failures spans at least half the
+// window. A delivery's last retry falls one backoff short of its window's end, so without this
+// an endpoint whose only delivery ran out would stay enabled until the next event's first
+// attempt disabled it. The half keeps a delivery first tried late in its window (a long
+// backlog) from disabling an endpoint on one failure.
+func (s *Service) failedThroughout(ctx context.Context, tx txView, d webhook.Delivery, ep webhook.Endpoint, now time.Time) (bool, error) {
+	if ep.FailingSince == nil || now.Sub(*ep.FailingSince) < s.cfg.RetryWindow/2 {
+		return false, nil
+	}
+	attempts, err := tx.Events().Attempts(ctx, d.TenantID, []string{d.ID})
+	if err != nil || len(attempts[d.ID]) == 0 {
+		return false, err
+	}
+	return !ep.FailingSince.After(attempts[d.ID][0].At), nil
+}
+
+// disableEndpoint disables an endpoint that failed for the whole retry window, ends the
+// delivery, and records webhook_endpoint.disabled.
+func (s *Service) disableEndpoint(ctx context.Context, tx txView, d *webhook.Delivery, ep webhook.Endpoint, now time.Time) error {
+	ep.Enabled, ep.DisabledReason, ep.UpdatedAt = false, "failing for the whole retry window", now
+	if err := tx.Events().UpdateEndpoint(ctx, ep); err != nil {
+		return err
+	}
+	d.Status = webhook.DeliveryFailed
+	return kernel.RecordEvent(ctx, tx, ep.TenantID, ep.Environment, disabledEventKind, ep.ID, disabledEventStatus, 0, now,
+		map[string]any{"url": ep.URL, "failingSince": timestamp.Format(*ep.FailingSince)})
 }
 
 // backoff is the delay after the given number of failed attempts: RetryBase doubled per

@@ -194,6 +194,48 @@ func TestAttempt_DeliveryPastTheWindowFails(t *testing.T) {
 	}
 }
 
+// TestAttempt_LastRetryOfAnEndpointFailingThroughoutDisablesIt: a delivery whose last retry
+// falls one backoff short of its window's end, on an endpoint that has answered nothing since
+// before the delivery's first attempt, disables the endpoint with its event, rather than leave
+// it enabled until the next event's first attempt.
+func TestAttempt_LastRetryOfAnEndpointFailingThroughoutDisablesIt(t *testing.T) {
+	now := time.Date(2026, 1, 4, 0, 0, 0, 0, time.UTC)
+	created := now.Add(-72*time.Hour + 10*time.Minute) // the next retry (at least 30 min) is past the window
+	since := created.Add(time.Second)                  // the failures began with the first attempt
+	s, fx := newFixture(t, &now, 500, func(e *webhook.Endpoint, d *webhook.Delivery) {
+		d.CreatedAt, e.FailingSince, d.Attempts = created, &since, 10
+	})
+	fx.addAttempt(webhook.Attempt{TenantID: "ten_1", DeliveryID: fx.deliveryID, Number: 1, At: since, StatusCode: 500})
+	if err := s.Attempt(context.Background(), "ten_1", fx.deliveryID); err != nil {
+		t.Fatal(err)
+	}
+	if ep, d := fx.endpoint(), fx.delivery(); ep.Enabled || d.Status != webhook.DeliveryFailed || len(fx.scheduled()) != 0 {
+		t.Fatalf("endpoint %+v, delivery %+v, jobs %v", ep, d, fx.scheduled())
+	}
+	if recorded := fx.store.Events(fx.endpointID); len(recorded) != 1 || recorded[0].Type != "webhook_endpoint.disabled" {
+		t.Fatalf("events: %+v", recorded)
+	}
+}
+
+// TestAttempt_LastRetryAfterASuccessKeepsTheEndpoint: the same last retry on an endpoint that
+// answered since the delivery's first attempt (its failing run began later) only ends the
+// delivery.
+func TestAttempt_LastRetryAfterASuccessKeepsTheEndpoint(t *testing.T) {
+	now := time.Date(2026, 1, 4, 0, 0, 0, 0, time.UTC)
+	created := now.Add(-72*time.Hour + 10*time.Minute)
+	since := now.Add(-40 * time.Hour)
+	s, fx := newFixture(t, &now, 500, func(e *webhook.Endpoint, d *webhook.Delivery) {
+		d.CreatedAt, e.FailingSince, d.Attempts = created, &since, 10
+	})
+	fx.addAttempt(webhook.Attempt{TenantID: "ten_1", DeliveryID: fx.deliveryID, Number: 1, At: created.Add(time.Second), StatusCode: 500})
+	if err := s.Attempt(context.Background(), "ten_1", fx.deliveryID); err != nil {
+		t.Fatal(err)
+	}
+	if ep, d := fx.endpoint(), fx.delivery(); !ep.Enabled || d.Status != webhook.DeliveryFailed || len(fx.store.Events(fx.endpointID)) != 0 {
+		t.Fatalf("endpoint %+v, delivery %+v", ep, d)
+	}
+}
+
 func TestAttempt_SuccessEndsTheFailureRun(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	since := now.Add(-time.Hour)
@@ -371,5 +413,13 @@ func TestDispatch_EndpointReceivesEventsFromItsRegistration(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// addAttempt records an earlier attempt of the fixture's delivery.
+func (fx *fixture) addAttempt(a webhook.Attempt) {
+	fx.t.Helper()
+	if err := fx.store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error { return tx.Events().AddAttempt(ctx, a) }); err != nil {
+		fx.t.Fatal(err)
 	}
 }
