@@ -93,6 +93,19 @@ func TestCheckoutPage_EveryState(t *testing.T) {
 		check(t, readPage(t, ctx, noop, "failed"), "Payment request expired", want)
 		check(t, readPage(t, ctx, chromedp.Reload(), "failed"), "Payment request expired", want)
 	})
+	t.Run("expired, then paid late", func(t *testing.T) {
+		t.Parallel()
+		c := create(t, ten.Root, 3)
+		ten.Root.Post("/v1/sandbox/payments/"+c["id"].(string)+"/expire", nil).Expect(t, 200)
+		waitStatus(t, ten.Root, c["id"].(string), "failed")
+		pay(t, c["deposit_address"].(string), 3_000_000)
+		mine(t, confirmations)
+		harness.Poll(t, "the late payment recorded", func() map[string]any { return get(t, ten.Root, c["id"].(string)) },
+			func(m map[string]any) bool { return m["amount_received"] == "3.000000" })
+		ctx := harness.Browser(t)
+		check(t, readPage(t, ctx, chromedp.Navigate(c["payment_url"].(string)), "failed"), "Payment request expired",
+			"This payment request expired before a payment arrived; 3.000000 USDC arrived after it. Contact the merchant for a refund.")
+	})
 	t.Run("underpaid", func(t *testing.T) {
 		t.Parallel()
 		c := create(t, ten.Root, 5)

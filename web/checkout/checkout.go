@@ -169,9 +169,19 @@ func detail(p Page) string {
 		return fmt.Sprintf("Overpaid: %s %s arrived for the %s %s requested. Contact the merchant for a refund of the difference.",
 			p.Received, p.Cryptocurrency, p.CryptoAmount, p.Cryptocurrency)
 	case "underpaid":
+		if p.ReceivedBaseUnits >= p.AmountBaseUnits {
+			// The rest arrived after the request expired: the page says so rather than call the
+			// whole amount underpaid.
+			return fmt.Sprintf("Paid late: %s %s arrived for the %s %s requested, part of it after the request expired. Contact the merchant for a refund.",
+				p.Received, p.Cryptocurrency, p.CryptoAmount, p.Cryptocurrency)
+		}
 		return fmt.Sprintf("Underpaid: %s %s arrived of the %s %s requested before the request expired. Contact the merchant for a refund.",
 			p.Received, p.Cryptocurrency, p.CryptoAmount, p.Cryptocurrency)
 	case "expired":
+		if p.ReceivedBaseUnits > 0 {
+			return fmt.Sprintf("This payment request expired before a payment arrived; %s %s arrived after it. Contact the merchant for a refund.",
+				p.Received, p.Cryptocurrency)
+		}
 		return "This payment request expired before a payment arrived."
 	}
 	return ""

@@ -77,6 +77,10 @@ func TestRender_EveryStateHasItsWords(t *testing.T) {
 		{"overpaid", "completed", "", 15_000_000, 3, 3, "Payment completed: overpaid", "Overpaid: 15.000000 USDC arrived for the 12.500000 USDC requested"},
 		{"expired", "failed", "expired", 0, 0, 3, "Payment request expired", "expired before a payment arrived"},
 		{"underpaid", "failed", "underpaid", 4_000_000, 3, 3, "Underpaid", "Underpaid: 4.000000 USDC arrived of the 12.500000 USDC"},
+		{"underpaid, the rest late", "failed", "underpaid", 12_500_000, 3, 3, "Underpaid",
+			"Paid late: 12.500000 USDC arrived for the 12.500000 USDC requested, part of it after the request expired."},
+		{"expired, paid late", "failed", "expired", 4_000_000, 3, 3, "Payment request expired",
+			"expired before a payment arrived; 4.000000 USDC arrived after it. Contact the merchant for a refund."},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -43,9 +43,17 @@
         return 'Overpaid: ' + body.amount_received + ' ' + currency + ' arrived for the ' + cryptoAmount + ' ' + currency +
           ' requested. Contact the merchant for a refund of the difference.';
       case 'underpaid':
+        if (parseFloat(body.amount_received) >= parseFloat(cryptoAmount)) {
+          return 'Paid late: ' + body.amount_received + ' ' + currency + ' arrived for the ' + cryptoAmount + ' ' + currency +
+            ' requested, part of it after the request expired. Contact the merchant for a refund.';
+        }
         return 'Underpaid: ' + body.amount_received + ' ' + currency + ' arrived of the ' + cryptoAmount + ' ' + currency +
           ' requested before the request expired. Contact the merchant for a refund.';
       case 'expired':
+        if (parseFloat(body.amount_received) > 0) {
+          return 'This payment request expired before a payment arrived; ' + body.amount_received + ' ' + currency +
+            ' arrived after it. Contact the merchant for a refund.';
+        }
         return 'This payment request expired before a payment arrived.';
     }
     return '';
