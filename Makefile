@@ -42,6 +42,7 @@ UNIT_TX_PKGS := ./test/api ./test/payments ./test/cards ./test/treasury ./test/i
 test: contracts browser softhsm alerts-check ## unit + integration tests against a real PostgreSQL (TEST_DATABASE_URL, testcontainers, or a throwaway local cluster), then a short fuzz run
 	$(GO) vet $(PKGS)
 	CORRIDOR_REQUIRE_SOFTHSM=1 $(GO) test -count=1 -timeout 15m $(PKGS)
+	cd sdk/go && $(GO) vet ./... && $(GO) test -count=1 ./...
 	CORRIDOR_TEST_PIPELINE_LANES=0 $(GO) test -count=1 -timeout 10m $(UNIT_TX_PKGS)
 	@if [ -n "$(CITUS_SOURCE)" ] || [ -e "$(CITUS_LIB)" ]; then $(MAKE) test-citus; else \
 		echo "make test: no Citus here (set CITUS_SOURCE to a Citus release tarball, or install it): the Citus pass is not run"; fi

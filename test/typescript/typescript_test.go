@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/corridorhq/corridor/core/webhook"
 )
 
 // sdkDir is the TypeScript SDK, from this package's directory.
@@ -16,7 +19,7 @@ const sdkDir = "../../sdk/typescript"
 // partnerProgram uses the package the way its README does: createClient with a key, a typed
 // call, and a field read through the generated types. It fails to compile when the package ships
 // no declarations, or when the response's shape is not typed.
-const partnerProgram = `import { createClient, type Schema } from "@corridor/sdk";
+const partnerProgram = `import { createClient, verifyWebhook, type Schema } from "@corridor/sdk";
 
 declare const process: { env: Record<string, string | undefined>; exit(code: number): never };
 
@@ -29,6 +32,14 @@ if (error || !data) {
 const keys: Schema<"ApiKey">[] = data.apiKeys;
 const first: string = keys[0].pubId;
 console.log("keys", data.total, first, keys[0].status);
+
+// A delivery signed by the service's signer: verified with the right secret (among two, as
+// during a rotation), refused with a wrong one, and refused an hour later as a replay.
+const body = process.env.WEBHOOK_BODY!, header = process.env.WEBHOOK_HEADER!, secret = process.env.WEBHOOK_SECRET!;
+const ok = await verifyWebhook(body, header, ["whsec_old", secret]);
+const wrong = await verifyWebhook(new TextEncoder().encode(body), header, "whsec_wrong");
+const late = await verifyWebhook(body, header, secret, { nowMs: Date.now() + 3_600_000 });
+console.log("webhook", ok, wrong, late);
 `
 
 // TestTypeScriptSDK_PackedInstallsAndCalls: npm pack builds the JavaScript and declarations
@@ -67,9 +78,11 @@ func TestTypeScriptSDK_PackedInstallsAndCalls(t *testing.T) {
 	tenant := env().NewTenant(t)
 	cmd := exec.Command("node", filepath.Join("out", "main.js"))
 	cmd.Dir = project
-	cmd.Env = append(os.Environ(), "CORRIDOR_URL="+env().BaseURL, "CORRIDOR_API_KEY="+tenant.RootKey)
+	body := `{"id":"evt_1","type":"agent.suspended","data":{"note":"é"}}`
+	cmd.Env = append(os.Environ(), "CORRIDOR_URL="+env().BaseURL, "CORRIDOR_API_KEY="+tenant.RootKey,
+		"WEBHOOK_BODY="+body, "WEBHOOK_SECRET=whsec_partner", "WEBHOOK_HEADER="+webhook.Sign("whsec_partner", time.Now(), []byte(body)))
 	out, err := cmd.CombinedOutput()
-	if err != nil || !regexp.MustCompile(`keys 1 \S+ ACTIVE`).Match(out) {
+	if err != nil || !regexp.MustCompile(`keys 1 \S+ ACTIVE`).Match(out) || !strings.Contains(string(out), "webhook null signature timestamp") {
 		t.Fatalf("the partner program: %v\n%s", err, out)
 	}
 }

@@ -1,11 +1,14 @@
 package webhooks
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/corridorhq/corridor/sdk/go/v2/corridor"
 	"github.com/corridorhq/corridor/test/harness"
 )
 
@@ -45,6 +48,13 @@ func TestWebhooks_SignedDeliveryAndEvents(t *testing.T) {
 	}
 	if harness.VerifyWebhookSignature("whsec_wrong", got.Signature, got.Body) {
 		t.Fatal("a wrong secret verifies")
+	}
+	// The Go SDK's helper verifies the real delivery too, and refuses a wrong secret.
+	if err := corridor.VerifyWebhook(got.Body, got.Signature, time.Now(), "whsec_old", secret); err != nil {
+		t.Fatalf("corridor.VerifyWebhook: %v", err)
+	}
+	if err := corridor.VerifyWebhook(got.Body, got.Signature, time.Now(), "whsec_wrong"); !errors.Is(err, corridor.ErrWebhookSignature) {
+		t.Fatalf("corridor.VerifyWebhook with a wrong secret: %v", err)
 	}
 	ev := got.Event
 	data, _ := ev["data"].(map[string]any)

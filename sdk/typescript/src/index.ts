@@ -4,6 +4,13 @@ import createFetchClient from "openapi-fetch";
 import type { components, paths } from "./schema.js";
 
 export type { components, paths, webhooks } from "./schema.js";
+export {
+  verifyWebhook,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TOLERANCE_SECONDS,
+  type VerifyWebhookOptions,
+  type WebhookRefusal,
+} from "./webhooks.js";
 
 /** A named schema of the API, e.g. Schema<"Wallet">. */
 export type Schema<Name extends keyof components["schemas"]> = components["schemas"][Name];
