@@ -71,6 +71,7 @@ func newWorld(t *testing.T, interval time.Duration) world {
 		c.ChainAdapters = map[core.Environment]ports.Chain{core.EnvTest: sim}
 		c.LedgerAnchorInterval = interval
 	})
+	env.AwaitStartSweep(t) // its transfers are never "new" to a pass the test counts on
 	db, err := sql.Open("pgx", url)
 	if err != nil {
 		t.Fatal(err)

@@ -31,6 +31,7 @@ func TestCards_KnownCardHoldLockedByTheClaim(t *testing.T) {
 	if !srv.Service.Store.Pipelined() {
 		t.Skip("the claim locks a unit's rows only in a pipeline batch (CORRIDOR_TEST_PIPELINE_LANES=0)")
 	}
+	srv.AwaitStartSweep(t) // its ledger write is never counted as the cards'
 	ten := srv.NewTenant(t)
 	hid := ten.Root.Post("/v1/cardholders", map[string]any{"name": "Ana Lima", "email": "ana@example.com"}).Expect(t, 201).JSON(t)["cardholderId"].(string)
 	id := ten.Root.Post("/v1/cards", map[string]any{"cardholderId": hid}).Expect(t, 201).JSON(t)["cardId"].(string)
