@@ -112,6 +112,16 @@ func checkoutPathID(c *fiber.Ctx, scope auth.Scope) (string, error) {
 	return id, nil
 }
 
+// numberAmount reads an amount the checkout routes take as a JSON number, with core.ParseAmount
+// on its text as written; an exponent (1e2), which ParseAmount's message calls a string, is named
+// as a number's.
+func numberAmount(field string, decimals int, n jsonDecimal) (int64, error) {
+	if strings.ContainsAny(string(n), "eE") {
+		return 0, core.Invalid(field, "must be a plain decimal number such as 12.50: digits with an optional point and fraction, no exponent")
+	}
+	return core.ParseAmount(field, decimals, string(n))
+}
+
 // createCheckout checks the body and reads the chain's head outside the runner's unit of work, then
 // stores the checkout inside it.
 func (h *checkoutHandlers) createCheckout(c *fiber.Ctx) (fiber.Handler, error) {
@@ -120,7 +130,7 @@ func (h *checkoutHandlers) createCheckout(c *fiber.Ctx) (fiber.Handler, error) {
 		return nil, err
 	}
 	in := checkouts.CreateInput{Currency: req.Currency, Cryptocurrency: req.Cryptocurrency, Metadata: req.Metadata}
-	cents, err := core.ParseAmount("amount", 2, string(req.Amount))
+	cents, err := numberAmount("amount", 2, req.Amount)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +193,7 @@ func (h *checkoutHandlers) refundCheckout(c *fiber.Ctx) error {
 	}
 	in := checkouts.RefundInput{}
 	if req.Amount != nil {
-		units, err := core.ParseAmount("amount", 6, string(*req.Amount))
+		units, err := numberAmount("amount", 6, *req.Amount)
 		if err != nil {
 			return err
 		}
@@ -248,7 +258,7 @@ func (h *checkoutHandlers) sandboxPayCheckout(c *fiber.Ctx) error {
 	}
 	var amount int64
 	if req.Amount != nil {
-		units, err := core.ParseAmount("amount", 6, string(*req.Amount))
+		units, err := numberAmount("amount", 6, *req.Amount)
 		if err != nil {
 			return err
 		}

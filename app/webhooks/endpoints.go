@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/corridorhq/corridor/app/kernel"
@@ -146,6 +147,7 @@ func (s *Service) UpdateEndpoint(ctx context.Context, p auth.Principal, id strin
 		if e, err = tx.Events().LockEndpointByID(ctx, e.TenantID, e.ID); err != nil {
 			return err
 		}
+		before := e
 		if in.URL != nil {
 			e.URL = strings.TrimSpace(*in.URL)
 		}
@@ -165,6 +167,10 @@ func (s *Service) UpdateEndpoint(ctx context.Context, p auth.Principal, id strin
 			if err := s.seal(&e, secret); err != nil {
 				return err
 			}
+		}
+		out = e
+		if !in.RotateSecret && e.URL == before.URL && e.Enabled == before.Enabled && slices.Equal(e.EventTypes, before.EventTypes) {
+			return nil // a patch that changes nothing writes nothing, updatedAt included
 		}
 		e.UpdatedAt = now
 		out = e

@@ -1,6 +1,7 @@
 package checkout
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -290,6 +291,11 @@ func TestCheckout_BadInputRefusedInTheSecondaryShape(t *testing.T) {
 				t.Fatalf("%s: %v", name, e)
 			}
 		})
+	}
+	// An exponent is refused in words that name the JSON number the field is, not a string.
+	e := ten.Root.Post("/v1/payments", map[string]any{"amount": json.Number("1e1"), "currency": "USD", "cryptocurrency": "USDC"}).Expect(t, 400).JSON(t)
+	if details := fmt.Sprint(e["error"].(map[string]any)["details"]); !strings.Contains(details, "plain decimal number such as 12.50") {
+		t.Fatalf("an exponent: %v", e)
 	}
 	if n := len(events(t, ten.Root, "payment.created")); n != 0 {
 		t.Fatalf("%d checkouts created by bad input", n)
