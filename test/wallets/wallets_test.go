@@ -89,7 +89,7 @@ func TestWallets_TwoOfThreeFundedBeforeDeployment(t *testing.T) {
 		t.Fatalf("on-chain USDC %v %v, want 107 USDC", balance, err)
 	}
 	balances := ten.Root.Get("/v1/wallets/"+id).Expect(t, 200).JSON(t)["balances"].([]any)
-	want := []map[string]any{{"asset": "usdc", "amount": "107", "decimals": float64(6)}, {"asset": "eth", "amount": "0", "decimals": float64(18)}}
+	want := []map[string]any{{"asset": "usdc", "amount": "107", "decimals": float64(6), "held": "0", "available": "107"}, {"asset": "eth", "amount": "0", "decimals": float64(18)}}
 	if fmt.Sprint(balances) != fmt.Sprint([]any{want[0], want[1]}) {
 		t.Fatalf("balances %v, want %v", balances, want)
 	}
