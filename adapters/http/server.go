@@ -372,9 +372,6 @@ func (s *Server) Fiber() *fiber.App { return s.fiber }
 // Endpoints returns the endpoint table, for the OpenAPI parity test.
 func (s *Server) Endpoints() []Endpoint { return s.endpoints }
 
-// Listen serves until Shutdown.
-func (s *Server) Listen(addr string) error { return s.fiber.Listen(addr) }
-
 // Shutdown stops accepting connections and waits for in-flight requests up to ctx's deadline.
 func (s *Server) Shutdown(ctx context.Context) error { return s.fiber.ShutdownWithContext(ctx) }
 
