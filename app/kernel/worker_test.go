@@ -3,10 +3,13 @@ package kernel
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/riverqueue/river"
+
+	"github.com/corridorhq/corridor/core"
 )
 
 type testArgs struct{ ID string }
@@ -75,18 +78,41 @@ func TestStepWorker(t *testing.T) {
 	ctx := context.Background()
 	step = func() (time.Duration, error) { return time.Second, nil }
 	var snooze *river.JobSnoozeError
-	if err := w.run(ctx, args, 1, 3); !errors.As(err, &snooze) {
+	if err := w.run(ctx, args, 1, 3, time.Minute); !errors.As(err, &snooze) {
 		t.Fatalf("a pending step answered %v, want a snooze", err)
 	}
 	step = func() (time.Duration, error) { return 0, boom }
-	if err := w.run(ctx, args, 2, 3); !errors.Is(err, boom) || len(gaveUp) != 0 {
+	if err := w.run(ctx, args, 2, 3, time.Minute); !errors.Is(err, boom) || len(gaveUp) != 0 {
 		t.Fatalf("an early failure answered %v (gave up %v), want boom retried", err, gaveUp)
 	}
-	if err := w.run(ctx, args, 3, 3); err != nil || len(gaveUp) != 1 || gaveUp[0] != "drp_1: boom" {
+	if err := w.run(ctx, args, 3, 3, time.Minute); err != nil || len(gaveUp) != 1 || gaveUp[0] != "drp_1: boom" {
 		t.Fatalf("the last failure answered %v (gave up %v), want GiveUp's nil", err, gaveUp)
 	}
 	step = func() (time.Duration, error) { return 0, nil }
-	if err := w.run(ctx, args, 1, 3); err != nil || w.Timeout(&river.Job[testArgs]{}) != time.Minute {
+	if err := w.run(ctx, args, 1, 3, time.Minute); err != nil || w.Timeout(&river.Job[testArgs]{}) != time.Minute {
 		t.Fatalf("a finished step answered %v", err)
+	}
+
+	// A node that does not answer spends no attempt, even the last one, within the patience;
+	// past it the refusal counts again and the last one gives up.
+	gaveUp = nil
+	unavailable := fmt.Errorf("chain: block number: %w", core.E(core.CodeChainUnavailable, "the chain node did not answer within 10s"))
+	step = func() (time.Duration, error) { return 0, unavailable }
+	snooze = nil
+	if err := w.run(ctx, args, 3, 3, 4*time.Minute); !errors.As(err, &snooze) || len(gaveUp) != 0 {
+		t.Fatalf("an unanswered step on the last attempt answered %v (gave up %v), want a snooze", err, gaveUp)
+	}
+	if snooze.Duration != time.Minute {
+		t.Errorf("snoozed %v at 4 minutes, want a minute", snooze.Duration)
+	}
+	if err := w.run(ctx, args, 3, 3, StepChainPatience+time.Second); err != nil || len(gaveUp) != 1 {
+		t.Fatalf("past the patience the last attempt answered %v (gave up %v), want GiveUp", err, gaveUp)
+	}
+	for _, c := range []struct{ age, want time.Duration }{
+		{0, 2 * time.Second}, {20 * time.Second, 5 * time.Second}, {4 * time.Minute, time.Minute}, {time.Hour, 2 * time.Minute},
+	} {
+		if got := ChainWait(c.age); got != c.want {
+			t.Errorf("ChainWait(%v) = %v, want %v", c.age, got, c.want)
+		}
 	}
 }
