@@ -157,7 +157,12 @@ func dialConfigured(ctx context.Context, env core.Environment, ep chainEndpoint,
 	defer cancel()
 	rpcURL := ep.RPCURL.reveal()
 	if err := checkChainID(dialCtx, rpcURL, want); err != nil {
-		return nil, nil, fmt.Errorf("%sCHAIN_RPC_URL (%s): %s; %s needs chain %d", prefix, redactURL(rpcURL), redactErr(err, rpcURL), env, want)
+		var wrong wrongChainError
+		if errors.As(err, &wrong) {
+			return nil, nil, fmt.Errorf("%sCHAIN_RPC_URL (%s): %s; %s needs chain %d", prefix, redactURL(rpcURL), redactErr(err, rpcURL), env, want)
+		}
+		return nil, nil, chainUnreachableError{err: fmt.Errorf("%sCHAIN_RPC_URL (%s): the node did not answer its chain id: %s",
+			prefix, redactURL(rpcURL), redactErr(err, rpcURL))}
 	}
 	adapter, err := chain.Dial(dialCtx, rpcURL, key, addrs, chain.DialOptions{RPCTimeout: cc.RPCTimeout})
 	if err != nil {
@@ -181,10 +186,23 @@ func checkChainID(ctx context.Context, rpcURL string, want int64) error {
 		return err
 	}
 	if id.Int64() != want {
-		return fmt.Errorf("it serves chain %d", id)
+		return wrongChainError{served: id.Int64()}
 	}
 	return nil
 }
+
+// wrongChainError: the node answered with another chain id than the environment's.
+type wrongChainError struct{ served int64 }
+
+func (e wrongChainError) Error() string { return fmt.Sprintf("it serves chain %d", e.served) }
+
+// chainUnreachableError: a configured node gave no chain id (it did not answer within
+// CHAIN_DIAL_TIMEOUT, refused the connection, or answered something else than JSON-RPC), as
+// opposed to a node of the wrong chain or without the contracts, which is a configuration error.
+type chainUnreachableError struct{ err error }
+
+func (e chainUnreachableError) Error() string { return e.err.Error() }
+func (e chainUnreachableError) Unwrap() error { return e.err }
 
 func configuredAddresses(ep chainEndpoint, chainID int64) (chain.Addresses, error) {
 	if ep.AddressesFile != "" {
