@@ -168,7 +168,7 @@ func TestWebhooks_RedeliverAndRotate(t *testing.T) {
 	deliveryID := ds["deliveries"].([]any)[0].(map[string]any)["id"].(string)
 
 	// A patch that changes nothing writes nothing: updatedAt stays.
-	stored := ten.Root.Get("/v1/webhook-endpoints/" + epID).Expect(t, 200).JSON(t)
+	stored := ten.Root.Get("/v1/webhook-endpoints/"+epID).Expect(t, 200).JSON(t)
 	for _, noop := range []any{map[string]any{}, map[string]any{"url": nil}, map[string]any{"events": []string{"agent.suspended"}, "enabled": true}} {
 		if same := ten.Root.Do("PATCH", "/v1/webhook-endpoints/"+epID, noop).Expect(t, 200).JSON(t); same["updatedAt"] != stored["updatedAt"] {
 			t.Fatalf("a patch %v that changes nothing moved updatedAt: %v, was %v", noop, same["updatedAt"], stored["updatedAt"])
