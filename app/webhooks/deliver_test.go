@@ -166,12 +166,7 @@ func TestAttempt_EndpointFailingForTheWindowIsDisabledWithAnEvent(t *testing.T) 
 	if err := s.Attempt(context.Background(), "ten_1", fx.deliveryID); err != nil {
 		t.Fatal(err)
 	}
-	if ep, d := fx.endpoint(), fx.delivery(); ep.Enabled || d.Status != webhook.DeliveryFailed || len(fx.scheduled()) != 0 {
-		t.Fatalf("endpoint %+v, delivery %+v, jobs %v", ep, d, fx.scheduled())
-	}
-	if recorded := fx.store.Events(fx.endpointID); len(recorded) != 1 || recorded[0].Type != "webhook_endpoint.disabled" {
-		t.Fatalf("events: %+v", recorded)
-	}
+	fx.expectDisabled()
 	// The API's one form of an instant (docs/api.md: six fraction digits), as every other
 	// timestamp an event carries.
 	if got := fx.store.Events(fx.endpointID)[0].Data["failingSince"]; got != "2026-01-01T00:00:00.000000Z" {
@@ -209,12 +204,7 @@ func TestAttempt_LastRetryOfAnEndpointFailingThroughoutDisablesIt(t *testing.T) 
 	if err := s.Attempt(context.Background(), "ten_1", fx.deliveryID); err != nil {
 		t.Fatal(err)
 	}
-	if ep, d := fx.endpoint(), fx.delivery(); ep.Enabled || d.Status != webhook.DeliveryFailed || len(fx.scheduled()) != 0 {
-		t.Fatalf("endpoint %+v, delivery %+v, jobs %v", ep, d, fx.scheduled())
-	}
-	if recorded := fx.store.Events(fx.endpointID); len(recorded) != 1 || recorded[0].Type != "webhook_endpoint.disabled" {
-		t.Fatalf("events: %+v", recorded)
-	}
+	fx.expectDisabled()
 }
 
 // TestAttempt_LastRetryAfterASuccessKeepsTheEndpoint: the same last retry on an endpoint that
@@ -421,5 +411,17 @@ func (fx *fixture) addAttempt(a webhook.Attempt) {
 	fx.t.Helper()
 	if err := fx.store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error { return tx.Events().AddAttempt(ctx, a) }); err != nil {
 		fx.t.Fatal(err)
+	}
+}
+
+// expectDisabled fails unless the endpoint is disabled, its delivery FAILED with nothing
+// scheduled, and one webhook_endpoint.disabled event recorded.
+func (fx *fixture) expectDisabled() {
+	fx.t.Helper()
+	if ep, d := fx.endpoint(), fx.delivery(); ep.Enabled || d.Status != webhook.DeliveryFailed || len(fx.scheduled()) != 0 {
+		fx.t.Fatalf("endpoint %+v, delivery %+v, jobs %v", ep, d, fx.scheduled())
+	}
+	if recorded := fx.store.Events(fx.endpointID); len(recorded) != 1 || recorded[0].Type != "webhook_endpoint.disabled" {
+		fx.t.Fatalf("events: %+v", recorded)
 	}
 }
