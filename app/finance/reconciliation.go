@@ -75,9 +75,17 @@ func (s *Service) LedgerReconciliation(ctx context.Context, p auth.Principal) (R
 	}); err != nil {
 		return Reconciliation{}, err
 	}
-	if latest, err := c.LatestBlock(ctx); err == nil {
-		rep.LatestBlock = &latest
+	// The head is read within the same bound as a balance. A node that does not answer it is not
+	// asked for every wallet's balance too: the report answers at once with the ledger's side
+	// and null on-chain balances, where it waited a read time-out per batch of wallets and, with
+	// enough wallets, ran past the request's deadline, losing the ledger's side as well.
+	headCtx, cancel := context.WithTimeout(ctx, reconciliationReadTimeout)
+	latest, err := c.LatestBlock(headCtx)
+	cancel()
+	if err != nil {
+		return rep, nil
 	}
+	rep.LatestBlock = &latest
 	readOnchainSide(ctx, c, &rep)
 	return rep, nil
 }
