@@ -108,17 +108,22 @@ func (s *Service) chainHealth(ctx context.Context, env core.Environment, dbUp bo
 	latest, err := c.LatestBlock(readCtx)
 	if err != nil {
 		h.Status, h.Problem = HealthUnavailable, "the chain's node could not be read"
+		if dbUp {
+			// Where the mirror stands is the database's to say, node or not.
+			s.mirrorLag(ctx, &h, env, id, nil)
+		}
 		return h
 	}
 	h.LatestBlock = &latest
 	if dbUp {
-		s.mirrorLag(ctx, &h, env, id, latest)
+		s.mirrorLag(ctx, &h, env, id, &latest)
 	}
 	return h
 }
 
-// mirrorLag reads the ledger mirror's cursor and how far it trails the head.
-func (s *Service) mirrorLag(ctx context.Context, h *ChainHealth, env core.Environment, chainID int64, latest uint64) {
+// mirrorLag reads the ledger mirror's cursor and how far it trails the head; with no head
+// (the node could not be read) only where the mirror stands, the status left as it is.
+func (s *Service) mirrorLag(ctx context.Context, h *ChainHealth, env core.Environment, chainID int64, head *uint64) {
 	var cur ports.ChainCursor
 	var found bool
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
@@ -127,13 +132,20 @@ func (s *Service) mirrorLag(ctx context.Context, h *ChainHealth, env core.Enviro
 		return err
 	})
 	if err != nil {
-		h.Status, h.Problem = HealthDegraded, "the ledger mirror's cursor could not be read"
+		if head != nil {
+			h.Status, h.Problem = HealthDegraded, "the ledger mirror's cursor could not be read"
+		}
 		return
 	}
 	through, ok := cur.IndexedThrough()
 	if !found || !ok {
 		return // the mirror has not run yet: nothing trails
 	}
+	if head == nil {
+		h.IndexedThroughBlock = &through
+		return
+	}
+	latest := *head
 	lag := uint64(0)
 	if latest > through {
 		lag = latest - through

@@ -32,6 +32,10 @@ func TestReadiness_ChainOutageDegradesOnlyChainRoutes(t *testing.T) {
 	recipient.Root.Post("/v1/payout-destinations", map[string]any{"type": "SERVICE_BALANCE"}).Expect(t, 201)
 	walletID, owner := deployedWallet(t, sender)
 
+	mirrorAt := harness.Poll(t, "the mirror has indexed a block", func() map[string]any {
+		return chainLine(sender.Root.Get("/v1/status").Expect(t, 200).JSON(t), "TEST")
+	}, func(m map[string]any) bool { return m["indexedThroughBlock"] != nil })["indexedThroughBlock"].(float64)
+
 	env.StallChain(true)
 	t.Cleanup(func() { env.StallChain(false) })
 	got := env.Client(t).Get("/readyz").Expect(t, 200).JSON(t)
@@ -43,6 +47,11 @@ func TestReadiness_ChainOutageDegradesOnlyChainRoutes(t *testing.T) {
 	status := sender.Root.Get("/v1/status").Expect(t, 200).JSON(t)
 	if !chainStatus(status, "TEST", "unavailable") || status["status"] != "degraded" {
 		t.Fatalf("/v1/status during the stall: %v", status)
+	}
+	// Where the mirror stands is the database's to say: still reported, with no head to trail.
+	if line := chainLine(status, "TEST"); line["latestBlock"] != nil || line["mirrorLagBlocks"] != nil ||
+		line["indexedThroughBlock"] == nil || line["indexedThroughBlock"].(float64) < mirrorAt {
+		t.Fatalf("/v1/status's TEST chain during the stall: %v (the mirror had indexed through %v)", line, mirrorAt)
 	}
 	// The ledger, keys and an internal payout keep serving.
 	sender.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "5"}).Expect(t, 201)
@@ -67,13 +76,18 @@ func TestReadiness_ChainOutageDegradesOnlyChainRoutes(t *testing.T) {
 
 // chainStatus reports whether /v1/status shows env's chain with the given status.
 func chainStatus(status map[string]any, env, want string) bool {
+	return chainLine(status, env)["status"] == want
+}
+
+// chainLine is the /v1/status line of env's chain (nil when there is none).
+func chainLine(status map[string]any, env string) map[string]any {
 	chains, _ := status["chains"].([]any)
 	for _, c := range chains {
 		if m, _ := c.(map[string]any); m["environment"] == env {
-			return m["status"] == want
+			return m
 		}
 	}
-	return false
+	return nil
 }
 
 // onboardedRecipient gives the tenant an ACTIVE credential and a verified phone alias.
