@@ -99,6 +99,12 @@ func (secret) MarshalText() ([]byte, error) { return []byte("[redacted]"), nil }
 // startChains connects the chains of both environments and returns them with a function that
 // releases them (and stops a dev chain this process started). Nothing configured is no chain.
 func startChains(ctx context.Context, cfg Config, log *slog.Logger) (map[core.Environment]ports.Chain, func(), error) {
+	return startChainsSkipping(ctx, cfg, log, nil)
+}
+
+// startChainsSkipping is startChains where skip, when set, is asked about an environment whose
+// chain could not be started: true leaves that environment without a chain and carries on.
+func startChainsSkipping(ctx context.Context, cfg Config, log *slog.Logger, skip func(core.Environment, error) bool) (map[core.Environment]ports.Chain, func(), error) {
 	chains := map[core.Environment]ports.Chain{}
 	var closers []func()
 	release := func() {
@@ -108,6 +114,9 @@ func startChains(ctx context.Context, cfg Config, log *slog.Logger) (map[core.En
 	}
 	for _, env := range []core.Environment{core.EnvTest, core.EnvLive} {
 		c, closer, err := startChain(ctx, cfg, env, log)
+		if err != nil && skip != nil && skip(env, err) {
+			continue
+		}
 		if err != nil {
 			release()
 			return nil, nil, fmt.Errorf("%s chain: %w", env, err)

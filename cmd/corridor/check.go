@@ -52,29 +52,17 @@ func checkCmd(ctx context.Context, cfg Config, log *slog.Logger) error {
 // the check during a chain outage too): its environment is checked without a chain and its
 // chain checks say why they were skipped. A node of the wrong chain still stops the check.
 func checkChains(ctx context.Context, cfg Config, log *slog.Logger) (map[core.Environment]ports.Chain, map[core.Environment]string, func(), error) {
-	chains, unreachable := map[core.Environment]ports.Chain{}, map[core.Environment]string{}
-	var closers []func()
-	release := func() {
-		for _, c := range closers {
-			c()
-		}
-	}
-	for _, env := range []core.Environment{core.EnvTest, core.EnvLive} {
-		c, closer, err := startChain(ctx, cfg, env, log)
+	unreachable := map[core.Environment]string{}
+	chains, release, err := startChainsSkipping(ctx, cfg, log, func(env core.Environment, err error) bool {
 		var down chainUnreachableError
-		switch {
-		case errors.As(err, &down):
-			unreachable[env] = down.Error()
-			log.Warn("chain checks skipped: the node does not answer", "environment", env, "error", down.Error())
-		case err != nil:
-			release()
-			return nil, nil, nil, fmt.Errorf("%s chain: %w", env, err)
-		case c != nil:
-			chains[env] = c
-			closers = append(closers, closer)
+		if !errors.As(err, &down) {
+			return false
 		}
-	}
-	return chains, unreachable, release, nil
+		unreachable[env] = down.Error()
+		log.Warn("chain checks skipped: the node does not answer", "environment", env, "error", down.Error())
+		return true
+	})
+	return chains, unreachable, release, err
 }
 
 // skipUnreachable gives the chain checks of an environment whose node did not answer the real
