@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -160,6 +161,9 @@ func CardAuthorizedRef(cardID string) string { return "card:" + cardID + ":autho
 // WorldRef is the reference of the outside world on one rail: money leaving the service ends
 // there, money entering comes from there, so its balance is usually negative.
 func WorldRef(rail string) string { return "world:" + rail }
+
+// ChainRail names the world account of an EVM chain: world:chain:{chainId}.
+func ChainRail(chainID int64) string { return "chain:" + strconv.FormatInt(chainID, 10) }
 
 // Platform account references; there is one of each per environment and asset.
 const (

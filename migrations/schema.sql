@@ -1422,6 +1422,18 @@ CREATE TABLE public.route_quotes (
     CONSTRAINT route_quotes_sum CHECK (((deliver_base_units + fee_base_units) = source_amount_base_units))
 );
 
+CREATE TABLE public.safe_payment_holds (
+    tenant_id text NOT NULL,
+    payment_id text NOT NULL,
+    wallet_id text NOT NULL,
+    safe_nonce bigint NOT NULL,
+    amount_base_units bigint NOT NULL,
+    recipient text NOT NULL,
+    transfer_id text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT safe_payment_holds_amount_base_units_check CHECK ((amount_base_units > 0))
+);
+
 CREATE TABLE public.safe_payments (
     id text NOT NULL,
     tenant_id text NOT NULL,
@@ -1977,6 +1989,9 @@ ALTER TABLE ONLY public.river_queue
 ALTER TABLE ONLY public.route_quotes
     ADD CONSTRAINT route_quotes_pkey PRIMARY KEY (tenant_id, id);
 
+ALTER TABLE ONLY public.safe_payment_holds
+    ADD CONSTRAINT safe_payment_holds_pkey PRIMARY KEY (tenant_id, payment_id);
+
 ALTER TABLE ONLY public.safe_payments
     ADD CONSTRAINT safe_payments_pkey PRIMARY KEY (tenant_id, id);
 
@@ -2205,6 +2220,8 @@ CREATE INDEX river_notification_topic_id_idx ON public.river_notification USING 
 
 CREATE INDEX route_quotes_payment_idx ON public.route_quotes USING btree (tenant_id, payment_id, set_version, "position");
 
+CREATE INDEX safe_payment_holds_wallet_idx ON public.safe_payment_holds USING btree (tenant_id, wallet_id, safe_nonce);
+
 CREATE INDEX safe_payments_executing_idx ON public.safe_payments USING btree (updated_at) WHERE (status = 'EXECUTING'::text);
 
 CREATE INDEX safe_payments_source_created_idx ON public.safe_payments USING btree (tenant_id, source_wallet_id, created_at DESC, id DESC);
@@ -2423,6 +2440,9 @@ ALTER TABLE ONLY public.relayer_tx_counts
 
 ALTER TABLE ONLY public.route_quotes
     ADD CONSTRAINT route_quotes_payment_id_fkey FOREIGN KEY (tenant_id, payment_id) REFERENCES public.offramp_payments(sender_tenant_id, id);
+
+ALTER TABLE ONLY public.safe_payment_holds
+    ADD CONSTRAINT safe_payment_holds_payment_id_fkey FOREIGN KEY (tenant_id, payment_id) REFERENCES public.safe_payments(tenant_id, id);
 
 ALTER TABLE ONLY public.safe_payments
     ADD CONSTRAINT safe_payments_source_wallet_id_fkey FOREIGN KEY (tenant_id, source_wallet_id) REFERENCES public.wallets(tenant_id, id);

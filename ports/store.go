@@ -33,6 +33,8 @@ type Tx interface {
 	// RelayerBudget counts relayer-paid transactions per tenant, environment and day.
 	RelayerBudget() RelayerBudgetRepo
 	Payments() PaymentRepo
+	// PaymentHolds stores what Safe payments on their way hold on their wallets' mirrors.
+	PaymentHolds() PaymentHoldRepo
 	Handles() HandleRepo
 	Drips() DripRepo
 	// ChainIndex stores the ledger mirror's indexer cursor (see ChainIndexRepo).

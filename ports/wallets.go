@@ -47,6 +47,33 @@ type PaymentRepo interface {
 	ListStalePayments(ctx context.Context, status safepay.Status, updatedBefore time.Time, limit int) ([]safepay.Payment, error)
 }
 
+// PaymentHold is a Safe payment's hold on its wallet's ledger mirror while the payment is on its
+// way (docs/chain.md, "A payment on its way holds its USDC"): TransferID is the ledger's PENDING
+// transfer debiting wallet:{WalletID}:onchain, and Recipient (0x-hex) and AmountBaseUnits are the
+// USDC Transfer log the mirror matches to it.
+type PaymentHold struct {
+	TenantID        string
+	PaymentID       string
+	WalletID        string
+	SafeNonce       uint64
+	AmountBaseUnits int64
+	Recipient       string
+	TransferID      string
+	CreatedAt       time.Time
+}
+
+// PaymentHoldRepo stores the open holds of Safe payments, one per payment.
+type PaymentHoldRepo interface {
+	InsertPaymentHold(ctx context.Context, h PaymentHold) error
+	// LockPaymentHold locks a payment's hold; ok is false when it has none.
+	LockPaymentHold(ctx context.Context, tenantID, paymentID string) (h PaymentHold, ok bool, err error)
+	// LockWalletPaymentHolds locks a wallet's holds, lowest Safe nonce first, at most limit.
+	LockWalletPaymentHolds(ctx context.Context, tenantID, walletID string, limit int) ([]PaymentHold, error)
+	DeletePaymentHold(ctx context.Context, tenantID, paymentID string) error
+	// WalletPaymentHeld is the sum of a wallet's open holds (0 when none).
+	WalletPaymentHeld(ctx context.Context, tenantID, walletID string) (int64, error)
+}
+
 // Handle names a wallet in the directory (HandleInfo of docs/api.md).
 type Handle struct {
 	Environment core.Environment

@@ -149,7 +149,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 	if s.SafePay, err = safepayments.New(safepayments.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Screening:  p.screening,
 		PolicyGate: s.Policy, AgentGate: s.Agents, ApprovalGate: s.TwoFactor, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
-		Finalized: paymentsFinalized, Custody: p.custody}); err != nil {
+		Finalized: paymentsFinalized, Custody: p.custody, Mirror: s.Mirror}); err != nil {
 		return s, err
 	}
 	if err := newOfframp(cfg, p, s, log); err != nil {

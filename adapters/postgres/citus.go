@@ -108,7 +108,7 @@ var CitusPlan = concatPlans(
 		// Safe payments, ramps (keyed to all three). Agents with them: an agent's spend sums
 		// join its card spend with its wallet's Safe payments. The treasury keys to wallets and
 		// Safe payments, each of its tables after the ones it keys to.
-		dist("wallets"), dist("handles"), dist("drips"), dist("safe_payments"), dist("ramps"),
+		dist("wallets"), dist("handles"), dist("drips"), dist("safe_payments"), dist("safe_payment_holds"), dist("ramps"),
 		dist("agents"), dist("agent_card_spend"),
 		dist("treasury_accounts"), dist("treasury_buckets"), dist("treasury_rules"), dist("treasury_sweeps"),
 		// Payout destinations are their owner's (the recipient); the off-ramp family is the

@@ -279,6 +279,7 @@ func (t *tx) LedgerReports() ports.LedgerReports {
 }
 func (t *tx) Wallets() ports.WalletRepo                { return walletRepo{t.db} }
 func (t *tx) Payments() ports.PaymentRepo              { return paymentRepo{t.db} }
+func (t *tx) PaymentHolds() ports.PaymentHoldRepo      { return paymentHoldRepo{t.db} }
 func (t *tx) RelayerBudget() ports.RelayerBudgetRepo   { return relayerBudgetRepo{t.db} }
 func (t *tx) Handles() ports.HandleRepo                { return handleRepo{t.db} }
 func (t *tx) Drips() ports.DripRepo                    { return dripRepo{t.db} }

@@ -10,7 +10,8 @@ import (
 
 // WalletMirrorBalance is the balance of a wallet's on-chain mirror account
 // (wallet:{id}:onchain, docs/chain.md): Posted is the USDC the indexed Transfer logs left in the
-// Safe, PendingDebits what open card authorizations hold of it. A wallet the indexer has not
+// Safe, PendingDebits what open card authorizations and Safe payments on their way hold of it
+// (WalletHeld tells the two apart). A wallet the indexer has not
 // yet booked a transfer for has no account, and reads as zero. Safe payments (the held-USDC
 // check), a secondary send's pre-check and the mirror's catch-up all read it from here.
 func WalletMirrorBalance(ctx context.Context, l ports.LedgerRepo, env core.Environment, tenantID, walletID string) (ledger.Balance, error) {

@@ -13,7 +13,7 @@ import (
 // between one tenant's wallets stays one transfer.
 func TestLogLegs(t *testing.T) {
 	env, ref := core.EnvTest, "chain:84532:0xabc:0"
-	world := ledger.World(env, ledger.AssetUSDC, ChainRail(84532))
+	world := ledger.World(env, ledger.AssetUSDC, ledger.ChainRail(84532))
 	a := ledger.WalletOnchain(env, ledger.AssetUSDC, "ten_a", "wal_a")
 	a2 := ledger.WalletOnchain(env, ledger.AssetUSDC, "ten_a", "wal_a2")
 	b := ledger.WalletOnchain(env, ledger.AssetUSDC, "ten_b", "wal_b")

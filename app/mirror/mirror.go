@@ -56,9 +56,6 @@ const (
 	maxWalletRechecks = 3
 )
 
-// ChainRail names the world account of a chain: world:chain:{chainId}.
-func ChainRail(chainID int64) string { return "chain:" + strconv.FormatInt(chainID, 10) }
-
 // ChainLogReference is the ledger reference of one Transfer log.
 func ChainLogReference(chainID int64, txHash common.Hash, logIndex uint) string {
 	return fmt.Sprintf("chain:%d:%s:%d", chainID, txHash.Hex(), logIndex)
@@ -263,6 +260,8 @@ func (s *Service) commitRange(ctx context.Context, env core.Environment, chainID
 			var sourceOverride *ledger.AccountSpec
 			if isSettlement {
 				sourceOverride = &source
+			} else if err := releasePaymentHold(ctx, tx, env, chainID, l, byAddress, now); err != nil {
+				return err
 			}
 			transferIDs, posted, err := postTransferLog(ctx, tx, env, chainID, l, byAddress, sourceOverride, now)
 			var domain *core.Error
@@ -478,7 +477,7 @@ func sideOf(env core.Environment, chainID int64, address common.Address, wallets
 	if w, ok := wallets[address]; ok {
 		return ledger.WalletOnchain(env, ledger.AssetUSDC, w.TenantID, w.ID)
 	}
-	return ledger.World(env, ledger.AssetUSDC, ChainRail(chainID))
+	return ledger.World(env, ledger.AssetUSDC, ledger.ChainRail(chainID))
 }
 
 // USDCBaseUnits converts an on-chain USDC amount (a uint256) to the ledger's int64 base units.

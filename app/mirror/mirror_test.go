@@ -9,6 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -61,8 +62,8 @@ func TestChainLogReference(t *testing.T) {
 	if got := ChainLogReference(84532, hash, 12); got != want {
 		t.Fatalf("reference %q, want %q", got, want)
 	}
-	if ChainRail(8453) != "chain:8453" {
-		t.Fatalf("rail %q", ChainRail(8453))
+	if ledger.ChainRail(8453) != "chain:8453" {
+		t.Fatalf("rail %q", ledger.ChainRail(8453))
 	}
 }
 

@@ -100,6 +100,12 @@ func (s *Service) claimPaymentExecution(ctx context.Context, chain ports.Chain, 
 // sendPayment relays execTransaction with the signatures sorted by signer and records the
 // transaction hash. A revert found while estimating fails the payment with its reason.
 func (s *Service) sendPayment(ctx context.Context, chain ports.Chain, pay safepay.Payment) (time.Duration, error) {
+	switch snooze, refusal, err := s.holds.hold(ctx, chain, pay); {
+	case snooze > 0 || err != nil:
+		return snooze, err
+	case refusal != nil:
+		return 0, s.failPayment(ctx, chain, pay, refusal.Error(), stillUnsent)
+	}
 	tx, err := pay.SafeTransaction(chain.USDCAddress())
 	if err != nil {
 		return 0, s.failPayment(ctx, chain, pay, "SAFE_TX_MISMATCH: "+err.Error(), stillUnsent)
@@ -274,7 +280,11 @@ func (s *Service) failPayment(ctx context.Context, chain ports.Chain, pay safepa
 		if err != nil {
 			return err
 		}
-		if err := s.savePayment(ctx, tx, failed, false); err != nil || !nonceUnused {
+		if err := s.savePayment(ctx, tx, failed, false); err != nil {
+			return err
+		}
+		// Unsent or reverted, the payment moved no USDC: its hold on the mirror goes.
+		if err := kernel.ReleaseHoldOfPayment(ctx, tx, failed.Environment, failed.TenantID, failed.ID, "payment failed", now); err != nil || !nonceUnused {
 			return err
 		}
 		later, err := tx.Payments().ListQueuedPayments(ctx, failed.TenantID, failed.SourceWalletID, failed.SafeNonce, safepay.MaxQueued)

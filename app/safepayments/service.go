@@ -61,6 +61,9 @@ type Deps struct {
 	// is signed by its custody key in a job after the proposal commits. nil: no custodial
 	// wallets in that environment.
 	Custody map[core.Environment]ports.CustodySigner
+	// Mirror catches a wallet's ledger mirror up when a payment's hold finds it short of USDC
+	// the chain already holds. nil: the execution job waits for the periodic indexer.
+	Mirror MirrorCatchUp
 }
 
 // Service runs the Safe payment use cases and the execution job.
@@ -77,6 +80,7 @@ type Service struct {
 	guard         *kernel.SpendGuard
 	relayerBudget kernel.RelayerBudget
 	custody       map[core.Environment]ports.CustodySigner
+	holds         sendHolds
 }
 
 // New checks the wiring and fails at start-up when a required port is missing.
@@ -86,5 +90,7 @@ func New(d Deps) (*Service, error) {
 		kernel.Port{Name: "ApprovalGate", Value: d.ApprovalGate}); err != nil {
 		return nil, err
 	}
-	return &Service{store: kernel.NewUnits(d.Store, narrow), jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, screening: d.Screening, policyGate: d.PolicyGate, agentGate: d.AgentGate, approvalGate: d.ApprovalGate, guard: kernel.NewSpendGuard(kernel.ClockOrSystem(d.Clock).Now), relayerBudget: d.RelayerBudget, finalized: d.Finalized, custody: d.Custody}, nil
+	store, clock := kernel.NewUnits(d.Store, narrow), kernel.ClockOrSystem(d.Clock)
+	return &Service{store: store, jobs: d.Jobs, clock: clock, chains: d.Chains, screening: d.Screening, policyGate: d.PolicyGate, agentGate: d.AgentGate, approvalGate: d.ApprovalGate, guard: kernel.NewSpendGuard(clock.Now), relayerBudget: d.RelayerBudget, finalized: d.Finalized, custody: d.Custody,
+		holds: sendHolds{store: store, mirror: d.Mirror, now: clock.Now}}, nil
 }

@@ -17,6 +17,7 @@ type txView interface {
 	Ledger() ports.LedgerRepo
 	Members() ports.MemberRepo
 	Payments() ports.PaymentRepo
+	PaymentHolds() ports.PaymentHoldRepo
 	Wallets() ports.WalletRepo
 }
 

@@ -37,7 +37,7 @@ type Balance struct {
 // WalletView is a wallet with its live balances. Balances is nil when the chain could not be
 // read: the wallet itself is still returned (docs/decisions/README.md, "Wallets and faucet").
 // HeldUSDC is the USDC, in base units, that open card authorizations hold on the wallet (its
-// mirror account's pending debits): it is still in the Safe, and a Safe payment may not spend it
+// mirror account's pending debits less Safe payments' holds, kernel.WalletHeld): it is still in the Safe, and a Safe payment may not spend it
 // (docs/decisions/safe-payments.md).
 type WalletView struct {
 	Wallet   wallet.Wallet
@@ -78,8 +78,7 @@ func (s *Service) GetWallet(ctx context.Context, p auth.Principal, id string) (W
 		if v.Wallet, err = tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, id); err != nil {
 			return err
 		}
-		mirror, err := kernel.WalletMirrorBalance(ctx, tx.Ledger(), v.Wallet.Environment, v.Wallet.TenantID, v.Wallet.ID)
-		v.HeldUSDC = mirror.PendingDebits
+		v.HeldUSDC, _, err = kernel.WalletHeld(ctx, tx, v.Wallet.Environment, v.Wallet.TenantID, v.Wallet.ID)
 		return err
 	})
 	if err != nil {

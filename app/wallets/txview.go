@@ -6,13 +6,13 @@ import (
 )
 
 // txView is the part of a unit of work this capability touches: wallets, handles, wallet
-// activity, and the ledger (read only: a wallet mirror's held USDC). A reader sees the
+// activity, and the ledger with payments' holds (read only: a wallet mirror's held USDC). A reader sees the
 // capability's tables here, and its units of work receive only this view (kernel.Units), so the
 // compiler refuses a repository it does not list.
 type txView interface {
 	kernel.BudgetTx
+	kernel.PaymentHoldTx
 	Handles() ports.HandleRepo
-	Ledger() ports.LedgerRepo
 	WalletActivity() ports.WalletActivityRepo
 	Wallets() ports.WalletRepo
 }

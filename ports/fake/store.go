@@ -120,6 +120,7 @@ type state struct {
 	treasury   treasuryTables
 	invoices   invoiceTables
 	payments   table[safepay.Payment]
+	holds      table[ports.PaymentHold]
 	wallets    table[wallet.Wallet]
 	drips      table[wallet.Drip]
 	offramp    offrampTables
@@ -137,14 +138,14 @@ type state struct {
 
 func newState() *state {
 	return &state{book: ledger.NewBook(), cards: newCardTables(), events: newEventTables(), treasury: newTreasuryTables(), invoices: newInvoiceTables(),
-		payments: newTable[safepay.Payment](), wallets: newTable[wallet.Wallet](), drips: newTable[wallet.Drip](),
+		payments: newTable[safepay.Payment](), holds: newTable[ports.PaymentHold](), wallets: newTable[wallet.Wallet](), drips: newTable[wallet.Drip](),
 		offramp: newOfframpTables(), recipients: newRecipientTables(), claims: newClaimTables(), checkouts: newCheckoutTables(),
 		chainIndex: newChainIndexTables(), twoFactor: newTwoFactorTables(), tenancy: newTenantTables(), ramps: newTable[ramp.Ramp](), policies: newPolicyTables(), agents: newAgentTables()}
 }
 
 func (st *state) clone() *state {
 	return &state{book: st.book.Clone(), cards: st.cards.clone(), events: st.events.clone(), treasury: st.treasury.clone(), invoices: st.invoices.clone(),
-		payments: st.payments.clone(), wallets: st.wallets.clone(), drips: st.drips.clone(),
+		payments: st.payments.clone(), holds: st.holds.clone(), wallets: st.wallets.clone(), drips: st.drips.clone(),
 		offramp: st.offramp.clone(), recipients: st.recipients.clone(), claims: st.claims.clone(), checkouts: st.checkouts.clone(),
 		chainIndex: st.chainIndex.clone(), twoFactor: st.twoFactor.clone(), tenancy: st.tenancy.clone(), ramps: st.ramps.clone(), policies: st.policies.clone(), agents: st.agents.clone(), jobs: append([]EnqueuedJob(nil), st.jobs...)}
 }

@@ -41,6 +41,9 @@ func (t *Tx) RelayerBudget() ports.RelayerBudgetRepo { return relayerBudgetRepo{
 // Payments stores Safe payments in a map.
 func (t *Tx) Payments() ports.PaymentRepo { return paymentRepo{t.s} }
 
+// PaymentHolds stores Safe payments' holds in a map.
+func (t *Tx) PaymentHolds() ports.PaymentHoldRepo { return paymentHoldRepo{t.s} }
+
 // Handles stores directory handles per environment.
 func (t *Tx) Handles() ports.HandleRepo { return handleRepo{t.s} }
 

@@ -32,6 +32,7 @@ func Repositories() map[string]RepositorySuite {
 		"Handles":        HandleRepo,
 		"Wallets":        WalletRepo,
 		"Payments":       PaymentRepo,
+		"PaymentHolds":   PaymentHoldRepo,
 		"Drips":          DripRepo,
 		"Ramps":          RampRepo,
 		"Policies":       PolicyRepo,

@@ -329,3 +329,59 @@ func walletAddressUnique(t *testing.T, s ports.Store) {
 		return err
 	})
 }
+
+// PaymentHoldRepo is the contract of ports.PaymentHoldRepo: a payment's hold is found by its
+// tenant and payment, a wallet's holds lowest Safe nonce first and summed, and a deleted hold
+// is gone; another tenant sees none of them.
+func PaymentHoldRepo(t *testing.T, s ports.Store) {
+	runBehaviours(t, s, []behaviour{{"holds are found per payment and per wallet, summed, and deleted", paymentHolds}})
+}
+
+func paymentHolds(t *testing.T, s ports.Store) {
+	tn, other := newTenant(t, s), newTenant(t, s)
+	w := newWallet(t, s, tn.ID, core.EnvTest)
+	first, second := newPayment(w, 3, safepay.StatusExecuting), newPayment(w, 4, safepay.StatusExecuting)
+	hold := func(p safepay.Payment, amount int64) ports.PaymentHold {
+		return ports.PaymentHold{TenantID: p.TenantID, PaymentID: p.ID, WalletID: w.ID, SafeNonce: p.SafeNonce, AmountBaseUnits: amount,
+			Recipient: w.Address, TransferID: core.NewID(core.PrefixTransfer), CreatedAt: ledgerNow()}
+	}
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		noErr(t, "CreatePayment", tx.Payments().CreatePayment(ctx, second))
+		noErr(t, "CreatePayment", tx.Payments().CreatePayment(ctx, first))
+		noErr(t, "InsertPaymentHold", tx.PaymentHolds().InsertPaymentHold(ctx, hold(second, 7)))
+		return tx.PaymentHolds().InsertPaymentHold(ctx, hold(first, 5))
+	})
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		got, ok, err := tx.PaymentHolds().LockPaymentHold(ctx, tn.ID, first.ID)
+		if !ok || got.AmountBaseUnits != 5 || got.SafeNonce != 3 || got.Recipient != w.Address || got.WalletID != w.ID {
+			t.Errorf("LockPaymentHold = %+v, %v", got, ok)
+		}
+		if _, ok, _ := tx.PaymentHolds().LockPaymentHold(ctx, other.ID, first.ID); ok {
+			t.Error("another tenant finds the hold")
+		}
+		list, err2 := tx.PaymentHolds().LockWalletPaymentHolds(ctx, tn.ID, w.ID, 10)
+		wantIDs(t, "LockWalletPaymentHolds", ids(list, func(h ports.PaymentHold) string { return h.PaymentID }), []string{first.ID, second.ID})
+		if one, _ := tx.PaymentHolds().LockWalletPaymentHolds(ctx, tn.ID, w.ID, 1); len(one) != 1 || one[0].PaymentID != first.ID {
+			t.Errorf("LockWalletPaymentHolds with limit 1 = %+v", one)
+		}
+		if list, _ := tx.PaymentHolds().LockWalletPaymentHolds(ctx, other.ID, w.ID, 10); len(list) != 0 {
+			t.Errorf("another tenant sees %d holds", len(list))
+		}
+		held, err3 := tx.PaymentHolds().WalletPaymentHeld(ctx, tn.ID, w.ID)
+		if held != 12 {
+			t.Errorf("WalletPaymentHeld = %d, want 12", held)
+		}
+		return firstErr(err, err2, err3, tx.PaymentHolds().DeletePaymentHold(ctx, tn.ID, first.ID))
+	})
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		_, ok, err := tx.PaymentHolds().LockPaymentHold(ctx, tn.ID, first.ID)
+		if ok {
+			t.Error("a deleted hold is still found")
+		}
+		held, err2 := tx.PaymentHolds().WalletPaymentHeld(ctx, tn.ID, w.ID)
+		if held != 7 {
+			t.Errorf("WalletPaymentHeld after a delete = %d, want 7", held)
+		}
+		return firstErr(err, err2)
+	})
+}

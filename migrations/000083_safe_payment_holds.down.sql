@@ -1,0 +1,1 @@
+DROP TABLE safe_payment_holds;
