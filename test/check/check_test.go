@@ -366,6 +366,15 @@ func corruptions(w workload) []corruption {
 				UPDATE card_authorizations SET hold_transfer_id = 'trf_planted' WHERE id IN (SELECT id FROM check_saved)`,
 			revert: `UPDATE card_authorizations a SET hold_transfer_id = s.hold_transfer_id FROM check_saved s WHERE a.id = s.id; DROP TABLE check_saved`,
 			check:  "card-holds-whole", names: "its hold transfer trf_planted is missing"},
+		{name: "a completed payment whose hold still stands",
+			plant: `INSERT INTO safe_payments (id, tenant_id, environment, source_wallet_id, safe_address, chain_id, destination_type,
+					destination_address, destination_chain_id, asset, amount_base_units, status, safe_nonce, threshold, created_at, updated_at)
+				SELECT 'pay_planted', tenant_id, environment, id, address, chain_id, 'address', address, chain_id, 'usdc', 1, 'COMPLETED', 999, 1,
+					now() - interval '2 hours', now() - interval '2 hours' FROM wallets ORDER BY id LIMIT 1;
+				INSERT INTO safe_payment_holds (tenant_id, payment_id, wallet_id, safe_nonce, amount_base_units, recipient, transfer_id, created_at)
+				SELECT tenant_id, id, source_wallet_id, 999, 1, safe_address, 'trf_planted', created_at FROM safe_payments WHERE id = 'pay_planted'`,
+			revert: `DELETE FROM safe_payment_holds WHERE payment_id = 'pay_planted'; DELETE FROM safe_payments WHERE id = 'pay_planted'`,
+			check:  "payment-holds-settled", names: "payment pay_planted is COMPLETED since"},
 		{name: "a claim escrow whose ledger drifts from the escrow contract",
 			plant:  `UPDATE ledger_balances SET posted = posted + 1 WHERE account_id = ` + escrowAccount,
 			revert: `UPDATE ledger_balances SET posted = posted - 1 WHERE account_id = ` + escrowAccount,
