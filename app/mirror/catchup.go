@@ -3,6 +3,7 @@ package mirror
 import (
 	"context"
 	"math/big"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -11,9 +12,17 @@ import (
 	"github.com/corridorhq/corridor/core/wallet"
 )
 
-// maxCatchUpRuns bounds the indexer runs one catch-up makes: each is at most
-// maxIndexRangesPerRun ranges, so a catch-up stays within a request's time.
-const maxCatchUpRuns = 3
+const (
+	// maxCatchUpRuns bounds the indexer runs one catch-up makes: each is at most
+	// maxIndexRangesPerRun ranges, so a catch-up stays within a request's time.
+	maxCatchUpRuns = 3
+	// catchUpBalanceRead bounds the catch-up's first chain read, the Safe's balance. A node that
+	// does not answer it in time is stalled or gone, and the decision waiting on the catch-up (a
+	// card authorization, answered while the card network waits) goes ahead on the mirror as it
+	// stands rather than wait out the chain adapter's own read time-out. A node that answers
+	// has the indexing that follows bounded by the caller's deadline only.
+	catchUpBalanceRead = 3 * time.Second
+)
 
 // CatchUpWalletMirror brings the ledger's mirror of a wallet's Safe up to the chain before a
 // decision is made against it: a client that saw the USDC on GET /v1/wallets/{id} (a live chain
@@ -34,7 +43,9 @@ func (s *Service) CatchUpWalletMirror(ctx context.Context, tenantID string, env 
 	if err != nil {
 		return err
 	}
-	onchain, err := c.USDCBalance(ctx, common.HexToAddress(w.Address))
+	read, cancel := context.WithTimeout(ctx, catchUpBalanceRead)
+	onchain, err := c.USDCBalance(read, common.HexToAddress(w.Address))
+	cancel()
 	if err != nil {
 		return err
 	}
