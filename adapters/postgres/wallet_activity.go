@@ -44,7 +44,8 @@ const (
   WHERE sp.tenant_id = ?tenant AND sp.environment = ?env AND sp.kind = 'transfer' AND (?wallet = '' OR sp.source_wallet_id = ?wallet)`
 
 	// activityMirrorSQL: the mirror's lines. A line is a posting that moved the mirror's posted balance (the finance report's rule), or
-	// an open hold on it (a card authorization not yet captured or released, status PENDING).
+	// an open hold on it (a card authorization not yet captured or released, status PENDING). A
+	// Safe payment's own hold is not a line: the payment's row is.
 	// A hold's resolution moves the balance by what was captured, so a resolved hold and the
 	// release of a void show nothing: a card spend is one line, its hold while open, then its
 	// capture (docs/api.md, "Secondary surface").
@@ -60,7 +61,7 @@ const (
   JOIN ledger_transfers t ON t.id = p.transfer_id AND t.home_tenant_id = p.transfer_home_tenant_id
   WHERE a.tenant_id = ?tenant AND a.home_tenant_id = ?tenant AND p.home_tenant_id = ?tenant AND a.environment = ?env AND a.kind = ?kind
     AND (?wallet = '' OR a.reference = 'wallet:' || ?wallet || ':onchain')
-    AND (p.posted_delta <> 0 OR (t.type = 'PENDING' AND t.status = 'PENDING'))
+    AND (p.posted_delta <> 0 OR (t.type = 'PENDING' AND t.status = 'PENDING' AND t.reference NOT LIKE 'safe-payment:%:hold'))
     AND NOT (p.amount < 0 AND EXISTS (SELECT 1 FROM executed e
       WHERE e.wallet_id = ` + activityWalletOfReference + ` AND e.tx_hash = lower(t.metadata->>'txHash')))`
 

@@ -89,6 +89,12 @@ func TestCards_PaymentOnItsWayHoldsItsUSDC(t *testing.T) {
 			t.Fatalf("the wallet's USDC line: %v", line)
 		}
 	}
+	// The hold is not a line of the wallet's history: the payment's own row is.
+	history := ten.Root.Get("/v1/wallets/"+w.ID+"/transactions?type=withdrawal").Expect(t, 200).JSON(t)
+	if lines := history["data"].([]any); len(lines) != 1 || lines[0].(map[string]any)["id"] != id ||
+		lines[0].(map[string]any)["status"] != "completed" {
+		t.Fatalf("the wallet's withdrawals while the payment is held: %v", history)
+	}
 
 	release()
 	assertZeroDrift(t, ten.Root, w.ID, "2000000")
