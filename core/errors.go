@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Code is a stable machine-readable error code. Clients branch on it, so a code is never renamed.
@@ -59,6 +60,11 @@ type Error struct {
 	Code    Code
 	Message string
 	Details map[string]any
+	// RetryAfter, when positive, marks a transient refusal (a dependency that did not answer in
+	// time, a pool with no free connection): the HTTP adapter sends it as Retry-After. It is
+	// zero for a refusal that a retry cannot cure soon, such as a feature this deployment does
+	// not configure.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
@@ -98,9 +104,34 @@ func E(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// Retry waits after a transient refusal (Error.RetryAfter, the Retry-After header): the
+// database's (a statement or a pool wait that ran out of time, a lost connection) and a chain
+// node's or an outside provider's, which recover more slowly.
+const (
+	RetryDatabase   = 2 * time.Second
+	RetryDependency = 5 * time.Second
+)
+
+// Transient returns a copy of e marked transient: a client may retry after d (Retry-After).
+func (e *Error) Transient(d time.Duration) *Error {
+	out := *e
+	out.RetryAfter = d
+	return &out
+}
+
+// RetryAfterOf is the retry wait of err's domain error (Error.RetryAfter), zero when err is
+// not a transient refusal.
+func RetryAfterOf(err error) time.Duration {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.RetryAfter
+	}
+	return 0
+}
+
 // WithDetails returns a copy of e with details merged in.
 func (e *Error) WithDetails(details map[string]any) *Error {
-	out := &Error{Code: e.Code, Message: e.Message, Details: map[string]any{}}
+	out := &Error{Code: e.Code, Message: e.Message, Details: map[string]any{}, RetryAfter: e.RetryAfter}
 	for k, v := range e.Details {
 		out.Details[k] = v
 	}

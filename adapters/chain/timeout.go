@@ -62,11 +62,11 @@ func (t timeoutPolicy) translate(ctx, callCtx context.Context, err error) error 
 	var httpErr rpc.HTTPError
 	switch {
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("%w: %w", core.E(core.CodeChainUnavailable, "the chain node did not answer within %s; retry shortly", t.timeout), err)
+		return fmt.Errorf("%w: %w", core.E(core.CodeChainUnavailable, "the chain node did not answer within %s; retry shortly", t.timeout).Transient(core.RetryDependency), err)
 	case errors.As(err, &netErr):
-		return fmt.Errorf("%w: %w", core.E(core.CodeChainUnavailable, "the chain node could not be reached; retry shortly"), err)
+		return fmt.Errorf("%w: %w", core.E(core.CodeChainUnavailable, "the chain node could not be reached; retry shortly").Transient(core.RetryDependency), err)
 	case errors.As(err, &httpErr) && (httpErr.StatusCode >= 500 || httpErr.StatusCode == 429):
-		return fmt.Errorf("%w: %w", core.E(core.CodeChainUnavailable, "the chain node answered HTTP %d; retry shortly", httpErr.StatusCode), err)
+		return fmt.Errorf("%w: %w", core.E(core.CodeChainUnavailable, "the chain node answered HTTP %d; retry shortly", httpErr.StatusCode).Transient(core.RetryDependency), err)
 	}
 	return err
 }

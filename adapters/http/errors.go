@@ -218,7 +218,7 @@ func toDomain(err error) *core.Error {
 		return de
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return core.E(core.CodeServiceUnavailable, "the request did not complete in time; retry shortly")
+		return core.E(core.CodeServiceUnavailable, "the request did not complete in time; retry shortly").Transient(core.RetryDatabase)
 	}
 	var fe *fiber.Error
 	if errors.As(err, &fe) {
@@ -296,6 +296,13 @@ func writeError(c *fiber.Ctx, log *slog.Logger, err error) error {
 		if secs, ok := de.Details["retryAfterSeconds"].(int); ok && secs > 0 {
 			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
 		}
+	}
+	// A transient refusal (a dependency that did not answer in time, a saturated pool) says
+	// when to retry; a 503 that a retry cannot cure soon (a feature this deployment does not
+	// configure) carries none (docs/decisions/api.md).
+	if de.RetryAfter > 0 && (status == fiber.StatusServiceUnavailable || status == fiber.StatusTooManyRequests) &&
+		c.GetRespHeader(fiber.HeaderRetryAfter) == "" {
+		c.Set(fiber.HeaderRetryAfter, retryAfter(de.RetryAfter))
 	}
 	if de.Code == core.CodeMethodNotAllowed {
 		c.Set(fiber.HeaderAllow, c.GetRespHeader(fiber.HeaderAllow))

@@ -377,7 +377,7 @@ func (h *walletsHandlers) secondaryBalance(c *fiber.Ctx) error {
 		return err
 	}
 	if v.Balances == nil {
-		return core.E(core.CodeChainUnavailable, "the chain node did not answer the balance read; retry shortly")
+		return core.E(core.CodeChainUnavailable, "the chain node did not answer the balance read; retry shortly").Transient(core.RetryDependency)
 	}
 	out := secondaryBalanceResponse{WalletID: v.Wallet.ID, Balances: []secondaryBalanceLine{}}
 	total := int64(0)
@@ -439,7 +439,7 @@ func (h *walletsHandlers) secondarySend(c *fiber.Ctx) (fiber.Handler, error) {
 		return nil, err
 	}
 	if v.Balances == nil {
-		return nil, core.E(core.CodeChainUnavailable, "the chain node did not answer the balance read; retry shortly")
+		return nil, core.E(core.CodeChainUnavailable, "the chain node did not answer the balance read; retry shortly").Transient(core.RetryDependency)
 	}
 	if err := sendCovered(v, units, req.Amount.String()); err != nil {
 		return nil, err

@@ -145,5 +145,5 @@ func unavailableErr(what string, err error) error {
 	if errors.As(err, &ce) {
 		return err
 	}
-	return fmt.Errorf("%w: %w", core.E(core.CodeProviderUnavailable, "%s is unavailable; retry later", what), err)
+	return fmt.Errorf("%w: %w", core.E(core.CodeProviderUnavailable, "%s is unavailable; retry later", what).Transient(core.RetryDependency), err)
 }

@@ -258,7 +258,7 @@ func (u *unitLedger) noteLock(err error) {
 
 // errRowsBusy answers a Post whose balance rows another transaction holds; the unit runs
 // again first in the next batch whatever it makes of the error.
-var errRowsBusy = core.E(core.CodeServiceUnavailable, "the ledger accounts are busy; retry shortly")
+var errRowsBusy = core.E(core.CodeServiceUnavailable, "the ledger accounts are busy; retry shortly").Transient(core.RetryDatabase)
 
 // loadNow locks and loads what a unit inside its savepoint needs, itself: rows it may wait for
 // when it is the batch's first holder of locks, rows another transaction holds skipped (and

@@ -117,7 +117,7 @@ const (
 )
 
 // ErrPipelineClosed answers units submitted after Close.
-var ErrPipelineClosed = core.E(core.CodeServiceUnavailable, "the store is shutting down; retry shortly")
+var ErrPipelineClosed = core.E(core.CodeServiceUnavailable, "the store is shutting down; retry shortly").Transient(core.RetryDatabase)
 
 // WithPipeline returns a store over the same database whose outermost units of work run
 // through a commit pipeline. Close stops its lanes.
@@ -1087,7 +1087,7 @@ func (c *batchContext) done() {
 }
 
 // errBatchAbandoned answers the units of a batch interrupted because every caller had gone.
-var errBatchAbandoned = core.E(core.CodeServiceUnavailable, "the database did not answer in time; retry shortly")
+var errBatchAbandoned = core.E(core.CodeServiceUnavailable, "the database did not answer in time; retry shortly").Transient(core.RetryDatabase)
 
 // failure maps an error the batch met once its context was cancelled to SERVICE_UNAVAILABLE:
 // the database did not answer before the callers' deadlines.

@@ -194,13 +194,16 @@ func unavailable(err error) error {
 	}
 	var pgErr *pgconn.PgError
 	if (errors.As(err, &pgErr) && pgErr.Code == "57014") || errors.Is(err, context.DeadlineExceeded) {
-		return core.E(core.CodeServiceUnavailable, "the database did not answer in time; retry shortly")
+		return errDatabaseSlow
 	}
 	if connectionLost(err) {
-		return fmt.Errorf("%w: %w", core.E(core.CodeServiceUnavailable, "the connection to the database was lost; retry shortly"), err)
+		return fmt.Errorf("%w: %w", core.E(core.CodeServiceUnavailable, "the connection to the database was lost; retry shortly").Transient(core.RetryDatabase), err)
 	}
 	return err
 }
+
+// errDatabaseSlow answers a unit whose statement or commit ran out of time.
+var errDatabaseSlow = core.E(core.CodeServiceUnavailable, "the database did not answer in time; retry shortly").Transient(core.RetryDatabase)
 
 // connectionLost reports an error that says the connection to PostgreSQL failed rather than
 // the statement: a network error, an unexpected end of the stream, a connection pgx or

@@ -48,7 +48,7 @@ func (s *Service) GateAgentPayment(ctx context.Context, p auth.Principal, pay sa
 			"walletId", pay.SourceWalletID, "paymentId", pay.ID, "error", err.Error())
 		return core.E(agent.CodeLimitUnavailable,
 			"the spend limits of the agent owning wallet %s could not be resolved, so the payment was not proposed; retry shortly",
-			pay.SourceWalletID).WithDetails(map[string]any{"walletId": pay.SourceWalletID})
+			pay.SourceWalletID).WithDetails(map[string]any{"walletId": pay.SourceWalletID}).Transient(core.RetryDatabase)
 	}
 	return nil
 }

@@ -88,7 +88,7 @@ func (s *Service) readIssue(ctx context.Context, p auth.Principal, walletID stri
 	}
 	enabled, err := module.CardModuleEnabled(ctx, common.HexToAddress(w.Address))
 	if err != nil {
-		return IssueRead{}, core.E(core.CodeChainUnavailable, "could not read the card spend module of wallet %s: %v", w.ID, err)
+		return IssueRead{}, core.E(core.CodeChainUnavailable, "could not read the card spend module of wallet %s: %v", w.ID, err).Transient(core.RetryDependency)
 	}
 	if !enabled {
 		return IssueRead{}, core.E(card.CodeModuleNotEnabled,

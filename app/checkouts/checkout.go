@@ -48,7 +48,7 @@ func (s *Service) Prepare(ctx context.Context, p auth.Principal, in CreateInput)
 	}
 	head, err := chain.LatestBlock(ctx)
 	if err != nil {
-		return Prepared{}, core.E(core.CodeChainUnavailable, "the chain node did not answer; retry shortly")
+		return Prepared{}, core.E(core.CodeChainUnavailable, "the chain node did not answer; retry shortly").Transient(core.RetryDependency)
 	}
 	return Prepared{in: in, chainID: chain.ChainID(), startBlock: head}, nil
 }

@@ -218,7 +218,7 @@ func (s *Service) holdBalance(ctx context.Context, inv invoice.Invoice) (int64, 
 	defer cancel()
 	bal, err := chain.USDCBalance(rctx, common.HexToAddress(inv.HoldAddress))
 	if err != nil {
-		return 0, core.E(core.CodeChainUnavailable, "reading the hold Safe's balance: %v", err)
+		return 0, core.E(core.CodeChainUnavailable, "reading the hold Safe's balance: %v", err).Transient(core.RetryDependency)
 	}
 	return balanceOf(bal)
 }

@@ -46,7 +46,7 @@ func (s *Service) GateBalanceSpend(ctx context.Context, p auth.Principal, refere
 		s.log.Error("policy subsystem error on a service balance spend", "mode", string(mode), "tenantId", p.TenantID,
 			"referenceId", referenceID, "failOpen", mode == policy.ModeLog, "error", err.Error())
 		if mode == policy.ModeEnforce {
-			return nil, core.E(policy.CodeUnavailable, "the spend policy of the service balance could not be evaluated; retry shortly")
+			return nil, core.E(policy.CodeUnavailable, "the spend policy of the service balance could not be evaluated; retry shortly").Transient(core.RetryDatabase)
 		}
 		return nil, nil
 	}

@@ -43,7 +43,7 @@ func (s *Service) GateSafePayment(ctx context.Context, p auth.Principal, pay saf
 		if mode == policy.ModeEnforce {
 			return nil, core.E(policy.CodeUnavailable,
 				"the spend policy of wallet %s could not be evaluated, so the payment was not proposed; retry shortly", pay.SourceWalletID).
-				WithDetails(map[string]any{"walletId": pay.SourceWalletID})
+				WithDetails(map[string]any{"walletId": pay.SourceWalletID}).Transient(core.RetryDatabase)
 		}
 		return nil, nil
 	}

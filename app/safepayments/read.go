@@ -61,7 +61,7 @@ func paymentChainError(what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return core.E(core.CodeChainUnavailable, "the chain node did not answer (%s); retry shortly", what)
+	return core.E(core.CodeChainUnavailable, "the chain node did not answer (%s); retry shortly", what).Transient(core.RetryDependency)
 }
 
 // checkRead is the start of every apply step of a prepared use case: the caller holds scope, and

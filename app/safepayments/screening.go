@@ -32,7 +32,7 @@ func (s *Service) screen(ctx context.Context, p auth.Principal, gated safepay.Pa
 	reasons, err := s.screening.Screen(ctx, ports.ScreeningInput{Environment: gated.Environment, PaymentID: gated.ID,
 		SenderTenantID: gated.TenantID, AmountBaseUnits: gated.AmountBaseUnits, DestinationAddress: gated.DestinationAddress})
 	if err != nil {
-		out.failed = core.E(core.CodeProviderUnavailable, "destination screening is unavailable; nothing was proposed")
+		out.failed = core.E(core.CodeProviderUnavailable, "destination screening is unavailable; nothing was proposed").Transient(core.RetryDependency)
 		return out
 	}
 	if len(reasons) == 0 {
@@ -54,7 +54,7 @@ func (s *Service) screen(ctx context.Context, p auth.Principal, gated safepay.Pa
 func (v screened) answer(gated safepay.Payment) (*core.Error, error) {
 	if v.destinationAddress != gated.DestinationAddress || v.amountBaseUnits != gated.AmountBaseUnits {
 		return nil, core.E(core.CodeProviderUnavailable,
-			"the destination changed while it was being screened; nothing was proposed, send the proposal again")
+			"the destination changed while it was being screened; nothing was proposed, send the proposal again").Transient(core.RetryDatabase)
 	}
 	return v.refused, v.failed
 }

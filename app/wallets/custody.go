@@ -32,7 +32,7 @@ func (s *Service) ReadCustodyKey(ctx context.Context, p auth.Principal) (Custody
 	}
 	key, err := signer.CreateKey(ctx)
 	if err != nil {
-		return CustodyKeyRead{}, core.E(wallet.CodeCustodyUnavailable, "the custody signer did not make a key; retry shortly")
+		return CustodyKeyRead{}, core.E(wallet.CodeCustodyUnavailable, "the custody signer did not make a key; retry shortly").Transient(core.RetryDependency)
 	}
 	return CustodyKeyRead{tenantID: p.TenantID, key: key}, nil
 }
