@@ -496,7 +496,11 @@ func (p *pipeline) openBatch(carried []*pipeUnit) *batch {
 	}
 	btx, err := p.db.BeginTx(bc.ctx, nil)
 	if err != nil {
-		err = bc.failure(err)
+		if pe := poolWaitFailure(p.db.DB, err); pe != err && bc.ctx.Err() != nil {
+			err = pe // the callers' deadlines passed while the pool had no connection to lend
+		} else {
+			err = bc.failure(err)
+		}
 		bc.done()
 		for _, u := range carried {
 			u.wake <- wake{out: &unitOutcome{err: err}}

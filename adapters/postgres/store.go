@@ -90,7 +90,9 @@ func (s *Store) direct(ctx context.Context, fn func(ctx context.Context, tx port
 	var err error
 	for attempt := 1; attempt <= maxTxAttempts; attempt++ {
 		var finds *accountFinds
+		began := false
 		err = s.db.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
+			began = true
 			ctx, finds = withFinds(ctx, s.refs)
 			ctx = context.WithValue(context.WithValue(ctx, txKey{}, btx), ownTxKey{}, true)
 			if err := fn(ctx, &tx{db: btx, citus: s.citus}); err != nil || !s.citus {
@@ -100,6 +102,9 @@ func (s *Store) direct(ctx context.Context, fn func(ctx context.Context, tx port
 		})
 		if err == nil && finds != nil {
 			s.refs.publish(finds.list) // committed
+		}
+		if !began {
+			err = poolWaitFailure(s.db.DB, err)
 		}
 		if !retryable(err) {
 			return unavailable(err)
@@ -204,6 +209,29 @@ func unavailable(err error) error {
 
 // errDatabaseSlow answers a unit whose statement or commit ran out of time.
 var errDatabaseSlow = core.E(core.CodeServiceUnavailable, "the database did not answer in time; retry shortly").Transient(core.RetryDatabase)
+
+// errPoolSaturated answers a unit that ran out of time waiting for a pooled connection while
+// every connection of the pool was in use: the pool is saturated (go_sql_in_use_connections at
+// DB_MAX_CONNS, go_sql_wait_count_total rising), which an on-call must tell from a slow
+// database (docs/runbooks.md, CorridorDatabasePoolSaturated).
+var errPoolSaturated = core.E(core.CodeServiceUnavailable,
+	"no database connection became free in time (every connection of the service's pool is in use); retry shortly").Transient(core.RetryDatabase)
+
+// poolWaitFailure is unavailable for a unit that never got a connection: beginning its
+// transaction failed. When that failure is the deadline and the pool has no free connection,
+// it is the pool's saturation (errPoolSaturated), not the database's slowness.
+func poolWaitFailure(db *sql.DB, err error) error {
+	if err != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) && poolFull(db) {
+		return fmt.Errorf("%w: %w", errPoolSaturated, err)
+	}
+	return err
+}
+
+// poolFull reports a pool whose every connection is in use (or being opened).
+func poolFull(db *sql.DB) bool {
+	st := db.Stats()
+	return st.MaxOpenConnections > 0 && st.InUse >= st.MaxOpenConnections
+}
 
 // connectionLost reports an error that says the connection to PostgreSQL failed rather than
 // the statement: a network error, an unexpected end of the stream, a connection pgx or
