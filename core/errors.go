@@ -28,6 +28,7 @@ const (
 	CodeRequestTimeout               Code = "REQUEST_TIMEOUT"
 	CodeMethodNotAllowed             Code = "METHOD_NOT_ALLOWED"
 	CodePayloadTooLarge              Code = "PAYLOAD_TOO_LARGE"
+	CodeHeadersTooLarge              Code = "HEADERS_TOO_LARGE"
 	CodeUnsupportedMediaType         Code = "UNSUPPORTED_MEDIA_TYPE"
 	CodeInternal                     Code = "INTERNAL"
 	CodeServiceUnavailable           Code = "SERVICE_UNAVAILABLE"

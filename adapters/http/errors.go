@@ -45,6 +45,7 @@ var statusByCode = map[core.Code]int{
 	core.CodeRequestTimeout:               408,
 	core.CodeMethodNotAllowed:             405,
 	core.CodePayloadTooLarge:              413,
+	core.CodeHeadersTooLarge:              431,
 	core.CodeUnsupportedMediaType:         415,
 	core.CodeInternal:                     500,
 	core.CodeFeatureNotAvailable:          501,
@@ -229,6 +230,8 @@ func toDomain(err error) *core.Error {
 			return core.E(core.CodeMethodNotAllowed, "this path does not accept this method")
 		case fiber.StatusRequestEntityTooLarge:
 			return core.E(core.CodePayloadTooLarge, "request body is too large")
+		case fiber.StatusRequestHeaderFieldsTooLarge:
+			return core.E(core.CodeHeadersTooLarge, "the request line and headers are over %d KiB", MaxHeaderBytes>>10)
 		case fiber.StatusRequestTimeout:
 			return core.E(core.CodeRequestTimeout, "the request was not received in time")
 		}

@@ -233,6 +233,10 @@ type authenticator interface {
 	AuthenticateSession(ctx context.Context, token string, env core.Environment) (auth.Principal, error)
 }
 
+// MaxHeaderBytes bounds a request's line and headers together (fasthttp's read buffer): more
+// answers 431 HEADERS_TOO_LARGE (docs/api.md, Limits). 8 KiB, as common web servers allow.
+const MaxHeaderBytes = 8 << 10
+
 // Server is the Fiber application with its endpoint table.
 type Server struct {
 	cfg Config
@@ -284,7 +288,7 @@ func New(cfg Config, deps Deps, log *slog.Logger) (*Server, error) {
 	timeouts := cfg.Timeouts.withDefaults()
 	s.fiber = fiber.New(fiber.Config{
 		AppName: "corridor", Immutable: true, BodyLimit: cfg.BodyLimitBytes, DisableStartupMessage: true,
-		JSONEncoder: encodeJSON,
+		JSONEncoder: encodeJSON, ReadBufferSize: MaxHeaderBytes,
 		ReadTimeout: timeouts.Read, WriteTimeout: timeouts.Write, IdleTimeout: timeouts.Idle,
 		ErrorHandler: func(c *fiber.Ctx, err error) error { return s.renderError(c, err) },
 	})

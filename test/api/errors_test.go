@@ -1,6 +1,8 @@
 package api
 
 import (
+	"encoding/json"
+	nethttp "net/http"
 	"strings"
 	"testing"
 
@@ -111,5 +113,38 @@ func TestPaging_SkipIsBounded(t *testing.T) {
 	e := ten.Root.Get("/v1/api-keys?skip=10001").ExpectError(t, 400, "VALIDATION_FAILED")
 	if e["details"].(map[string]any)["fields"].(map[string]any)["skip"] == nil {
 		t.Fatalf("details %v", e)
+	}
+}
+
+// A request whose line and headers pass MaxHeaderBytes (8 KiB) answers 431 HEADERS_TOO_LARGE
+// in the error envelope, not 400 VALIDATION_FAILED; headers below the limit (6 KiB, over
+// fasthttp's default 4 KiB buffer) are served.
+func TestErrors_HeadersTooLarge(t *testing.T) {
+	t.Parallel()
+	e := env()
+	ten := e.NewTenant(t)
+	send := func(size int) (*nethttp.Response, map[string]any) {
+		req, err := nethttp.NewRequest(nethttp.MethodGet, e.BaseURL+"/v1/tenants/current", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-Service-Api-Key", ten.RootKey)
+		req.Header.Set("X-Padding", strings.Repeat("a", size))
+		resp, err := nethttp.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		return resp, body
+	}
+	if resp, body := send(6 << 10); resp.StatusCode != 200 {
+		t.Fatalf("6 KiB of headers: %d %v, want 200", resp.StatusCode, body)
+	}
+	resp, body := send(9 << 10)
+	if resp.StatusCode != 431 || body["code"] != "HEADERS_TOO_LARGE" || body["statusCode"] != float64(431) ||
+		!strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") || body["requestId"] == "" {
+		t.Fatalf("9 KiB of headers: %d %v, want 431 HEADERS_TOO_LARGE in the envelope", resp.StatusCode, body)
 	}
 }

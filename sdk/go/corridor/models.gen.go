@@ -1147,6 +1147,7 @@ const (
 	ErrorCodeFUNDINGMODENOTAVAILABLE      ErrorCode = "FUNDING_MODE_NOT_AVAILABLE"
 	ErrorCodeHANDLENOTFOUND               ErrorCode = "HANDLE_NOT_FOUND"
 	ErrorCodeHANDLETAKEN                  ErrorCode = "HANDLE_TAKEN"
+	ErrorCodeHEADERSTOOLARGE              ErrorCode = "HEADERS_TOO_LARGE"
 	ErrorCodeIDEMPOTENCYKEYREUSED         ErrorCode = "IDEMPOTENCY_KEY_REUSED"
 	ErrorCodeIDEMPOTENCYREQUESTINPROGRESS ErrorCode = "IDEMPOTENCY_REQUEST_IN_PROGRESS"
 	ErrorCodeINSUFFICIENTFUNDS            ErrorCode = "INSUFFICIENT_FUNDS"
@@ -1315,6 +1316,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeHANDLENOTFOUND:
 		return true
 	case ErrorCodeHANDLETAKEN:
+		return true
+	case ErrorCodeHEADERSTOOLARGE:
 		return true
 	case ErrorCodeIDEMPOTENCYKEYREUSED:
 		return true
@@ -3477,6 +3480,7 @@ const (
 	SecondaryErrorCodeFundingModeNotAvailable      SecondaryErrorCode = "funding_mode_not_available"
 	SecondaryErrorCodeHandleNotFound               SecondaryErrorCode = "handle_not_found"
 	SecondaryErrorCodeHandleTaken                  SecondaryErrorCode = "handle_taken"
+	SecondaryErrorCodeHeadersTooLarge              SecondaryErrorCode = "headers_too_large"
 	SecondaryErrorCodeIdempotencyKeyReused         SecondaryErrorCode = "idempotency_key_reused"
 	SecondaryErrorCodeIdempotencyRequestInProgress SecondaryErrorCode = "idempotency_request_in_progress"
 	SecondaryErrorCodeInsufficientFunds            SecondaryErrorCode = "insufficient_funds"
@@ -3644,6 +3648,8 @@ func (e SecondaryErrorCode) Valid() bool {
 	case SecondaryErrorCodeHandleNotFound:
 		return true
 	case SecondaryErrorCodeHandleTaken:
+		return true
+	case SecondaryErrorCodeHeadersTooLarge:
 		return true
 	case SecondaryErrorCodeIdempotencyKeyReused:
 		return true
