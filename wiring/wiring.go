@@ -121,6 +121,9 @@ type Config struct {
 	// HTTPTimeouts bound reading a request, writing a response and an idle connection; zero
 	// fields take http.DefaultTimeouts.
 	HTTPTimeouts http.Timeouts
+	// Exports bound the CSV exports running at once (EXPORTS_PER_TENANT, EXPORTS_CONCURRENT);
+	// zero fields take http.DefaultExportLimits.
+	Exports http.ExportLimits
 	// OperatorToken (OPERATOR_TOKEN, at least 32 characters) authenticates the operator routes
 	// /v1/admin/... (docs/decisions/operations.md). Empty: they answer 503 SERVICE_UNAVAILABLE.
 	OperatorToken string
@@ -448,6 +451,7 @@ func newHTTPServer(cfg Config, db *bun.DB, store *postgres.Store, services *regi
 		SharedLimits:       sharedLimits(cfg, db),
 		SharedLimitTimeout: cfg.SharedRateLimitTimeout,
 		Timeouts:           cfg.HTTPTimeouts,
+		Exports:            cfg.Exports,
 		TrustedProxies:     cfg.TrustedProxies,
 		CheckoutPageBase:   cfg.checkoutPageBase(),
 		Version:            ReadBuild().String(),

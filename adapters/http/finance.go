@@ -22,7 +22,11 @@ import (
 
 // financeHandlers serve the service balance, the ledger's finance reads, reconciliation and
 // the service's status.
-type financeHandlers struct{ svc *finance.Service }
+type financeHandlers struct {
+	svc *finance.Service
+	// exports bound the CSV exports in flight (exports.go).
+	exports *exportSlots
+}
 
 // ledgerEndpoints are the routes of the ledger capability (balances, sandbox deposits, finance).
 // Scopes (docs/decisions/README.md, "Ledger"): the service balance is payments:read, a sandbox
@@ -130,7 +134,7 @@ func (h *financeHandlers) getStatus(c *fiber.Ctx) error {
 // transactions are all one shape (exportRead): parse the query, run the use case, answer
 // CSV or JSON.
 func (h *financeHandlers) getBalances(c *fiber.Ctx) error {
-	return exportRead(c, asOfQuery, h.svc.Balances, balancesCSV, toBalances)
+	return exportRead(c, h.exports, asOfQuery, h.svc.Balances, balancesCSV, toBalances)
 }
 
 // prepareDeposit names the rows the deposit will lock before its unit of work runs, so its
@@ -153,7 +157,7 @@ func (h *financeHandlers) createDeposit(c *fiber.Ctx) error {
 }
 
 func (h *financeHandlers) listLedgerAccounts(c *fiber.Ctx) error {
-	return exportRead(c, accountsQuery, h.ledgerAccounts, accountsCSV, toLedgerAccountList)
+	return exportRead(c, h.exports, accountsQuery, h.ledgerAccounts, accountsCSV, toLedgerAccountList)
 }
 
 // accountsRequest is GET /v1/ledger/accounts's query; the page is read first, as it always was.
@@ -191,7 +195,7 @@ func toLedgerAccountList(v accountsPage) ledgerAccountListResponse {
 }
 
 func (h *financeHandlers) accountStatement(c *fiber.Ctx) error {
-	return exportRead(c, statementQuery, h.statement, statementCSV, toStatement)
+	return exportRead(c, h.exports, statementQuery, h.statement, statementCSV, toStatement)
 }
 
 // paged is an exportable list's parsed query: the use case's input and the page asked for.
@@ -230,6 +234,13 @@ func (h *financeHandlers) listEntries(c *fiber.Ctx) error {
 		return err
 	}
 	in := finance.EntriesInput{AccountID: strings.TrimSpace(c.Query("accountId")), From: w.from, To: w.to, Export: w.export}
+	if format == "csv" {
+		release, err := h.exports.acquire(c, principal(c).TenantID)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	entries, total, err := h.svc.LedgerEntries(c.UserContext(), principal(c), in, w.page)
 	if err != nil {
 		return err
@@ -252,11 +263,11 @@ func (h *financeHandlers) listEntries(c *fiber.Ctx) error {
 }
 
 func (h *financeHandlers) trialBalance(c *fiber.Ctx) error {
-	return exportRead(c, asOfQuery, h.svc.LedgerTrialBalanceAsOf, trialBalanceCSV, toTrialBalance)
+	return exportRead(c, h.exports, asOfQuery, h.svc.LedgerTrialBalanceAsOf, trialBalanceCSV, toTrialBalance)
 }
 
 func (h *financeHandlers) listBalanceTransactions(c *fiber.Ctx) error {
-	return exportRead(c, balanceTransactionsQuery, h.balanceTransactions, balanceTransactionsCSV, toBalanceTransactionList)
+	return exportRead(c, h.exports, balanceTransactionsQuery, h.balanceTransactions, balanceTransactionsCSV, toBalanceTransactionList)
 }
 
 func balanceTransactionsQuery(c *fiber.Ctx) (paged[finance.BalanceTransactionsInput], error) {
@@ -289,17 +300,27 @@ func toBalanceTransactionList(v balanceTransactionsPage) balanceTransactionListR
 // then answer CSV when the caller prefers text/csv, else JSON. It is generic so each read
 // keeps its own typed request, view and DTO; the order of the checks is the handlers' own
 // (a parse that pages a CSV export asks wantsCSV first, which only adds Vary once).
-func exportRead[Q, V, R any](c *fiber.Ctx, parse func(*fiber.Ctx) (Q, error),
+func exportRead[Q, V, R any](c *fiber.Ctx, slots *exportSlots, parse func(*fiber.Ctx) (Q, error),
 	read func(context.Context, auth.Principal, Q) (V, error), csvOf func(*fiber.Ctx, V) error, jsonOf func(V) R) error {
 	q, err := parse(c)
 	if err != nil {
 		return err
 	}
+	csvOut := wantsCSV(c)
+	if csvOut {
+		// A CSV page is read and rendered in memory: the exports in flight are bounded
+		// (exports.go), a caller past the limits answered 429 before anything is read.
+		release, err := slots.acquire(c, principal(c).TenantID)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	v, err := read(c.UserContext(), principal(c), q)
 	if err != nil {
 		return err
 	}
-	if wantsCSV(c) {
+	if csvOut {
 		return csvOf(c, v)
 	}
 	return c.JSON(jsonOf(v))

@@ -74,6 +74,9 @@ type Config struct {
 	// TrustedProxies are the networks whose X-Forwarded-For is believed (TRUSTED_PROXIES).
 	// Empty: the socket's peer is the client, whatever the headers say.
 	TrustedProxies []netip.Prefix
+	// Exports bound the CSV exports running at once, per tenant and in all (zero fields:
+	// DefaultExportLimits).
+	Exports ExportLimits
 	// CheckoutPageBase is the public base URL of the hosted payment page (payment_url is it
 	// plus /pay/{id}); empty: the request's own scheme and host.
 	CheckoutPageBase string

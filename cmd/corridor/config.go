@@ -109,6 +109,8 @@ type httpConfig struct {
 	WriteTimeout       time.Duration  `env:"HTTP_WRITE_TIMEOUT" envDefault:"30s" desc:"time to answer a request"`
 	RequestTimeout     time.Duration  `env:"REQUEST_TIMEOUT" envDefault:"25s" desc:"deadline of one request's work (its statements and chain calls): past it the request answers 503 SERVICE_UNAVAILABLE or CHAIN_UNAVAILABLE; keep it below HTTP_WRITE_TIMEOUT and above CHAIN_RPC_TIMEOUT"`
 	IdleTimeout        time.Duration  `env:"HTTP_IDLE_TIMEOUT" envDefault:"90s" desc:"how long an idle keep-alive connection stays open"`
+	ExportsPerTenant   int            `env:"EXPORTS_PER_TENANT" envDefault:"2" min:"1" desc:"CSV exports (Accept: text/csv, ?format=csv) one tenant may run at once; past it 429 RATE_LIMITED with Retry-After (a CSV page is read and rendered in memory, docs/performance.md)"`
+	ExportsConcurrent  int            `env:"EXPORTS_CONCURRENT" envDefault:"8" min:"1" desc:"CSV exports the process runs at once, every tenant together; past it 429 RATE_LIMITED with Retry-After"`
 	TrustedProxies     cidrList       `env:"TRUSTED_PROXIES" defaultDesc:"unset: the socket's peer is the client" desc:"comma-separated CIDRs (or addresses) of the proxies in front of the service; only from them is X-Forwarded-For read, its rightmost untrusted hop being the client IP of rate limits and claim-code budgets"`
 	PublicBaseURL      string         `env:"PUBLIC_BASE_URL" defaultDesc:"http://localhost:$PORT (the listen address's port)" desc:"the service's public origin (scheme and host, as clients reach it): checkout payment_url and the OIDC redirect_uri are built from it, never from the request's Host or X-Forwarded-* headers; set it in every deployment behind a domain"`
 	ConsoleSignIns     int            `env:"CONSOLE_SIGNINS_PER_MINUTE" envDefault:"10" min:"1" desc:"sign-in attempts one client address may make per minute on the console's and the operator console's sign-in forms (one budget every replica shares, counted in the database); past it 429 with Retry-After"`
@@ -304,6 +306,7 @@ func (c Config) wiringConfig() wiring.Config {
 		DatabaseReadURL:           c.Service.DatabaseReadURL,
 		ReadMaxLag:                c.Service.DatabaseReadMaxLag,
 		HTTPTimeouts:              http.Timeouts{Read: c.HTTP.ReadTimeout, Write: c.HTTP.WriteTimeout, Idle: c.HTTP.IdleTimeout, Request: c.HTTP.RequestTimeout},
+		Exports:                   http.ExportLimits{PerTenant: c.HTTP.ExportsPerTenant, Total: c.HTTP.ExportsConcurrent},
 		Chains:                    wiring.ChainAddresses{SandboxUSDC: string(c.Chain.SandboxUSDC), LiveUSDC: string(c.Chain.LiveUSDC)},
 		MaxWalletsPerTenant:       c.Wallets.MaxWalletsPerTenant,
 		ChainConfirmations:        c.Chain.confirmations(),
