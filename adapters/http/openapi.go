@@ -323,14 +323,14 @@ func errorStatuses(r Endpoint) []int {
 
 // impliedErrors are the statuses the middleware chain lets a route answer whatever its
 // handler does, so no endpoint table entry has to repeat them: every route refuses a query
-// string with NUL or invalid UTF-8 (400), can fail (500) and can find the database or a node
+// string with NUL or invalid UTF-8 (400) and request headers over MaxHeaderBytes (431), can fail (500) and can find the database or a node
 // unavailable (503: the request's deadline passed, or the connection was lost); authenticated routes refuse
 // missing or bad credentials (401), a missing scope or tenant or a suspended agent's key (403)
 // and a caller over its rate (429); a POST takes an Idempotency-Key, which can be malformed (400), in flight (409) or
 // reused with another body (422); a request body can be too large (413), and a route that reads
 // one refuses a media type other than JSON (415).
 func impliedErrors(r Endpoint) []int {
-	out := []int{400, 500, 503}
+	out := []int{400, 431, 500, 503}
 	switch r.Auth {
 	case authRequired:
 		out = append(out, 401, 403, 429)

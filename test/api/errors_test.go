@@ -1,8 +1,6 @@
 package api
 
 import (
-	"encoding/json"
-	nethttp "net/http"
 	"strings"
 	"testing"
 
@@ -123,28 +121,13 @@ func TestErrors_HeadersTooLarge(t *testing.T) {
 	t.Parallel()
 	e := env()
 	ten := e.NewTenant(t)
-	send := func(size int) (*nethttp.Response, map[string]any) {
-		req, err := nethttp.NewRequest(nethttp.MethodGet, e.BaseURL+"/v1/tenants/current", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("X-Service-Api-Key", ten.RootKey)
-		req.Header.Set("X-Padding", strings.Repeat("a", size))
-		resp, err := nethttp.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var body map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&body)
-		return resp, body
+	padded := func(size int) *harness.Response {
+		return ten.Root.With("X-Padding", strings.Repeat("a", size)).Get("/v1/tenants/current")
 	}
-	if resp, body := send(6 << 10); resp.StatusCode != 200 {
-		t.Fatalf("6 KiB of headers: %d %v, want 200", resp.StatusCode, body)
-	}
-	resp, body := send(9 << 10)
-	if resp.StatusCode != 431 || body["code"] != "HEADERS_TOO_LARGE" || body["statusCode"] != float64(431) ||
-		!strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") || body["requestId"] == "" {
-		t.Fatalf("9 KiB of headers: %d %v, want 431 HEADERS_TOO_LARGE in the envelope", resp.StatusCode, body)
+	padded(6<<10).Expect(t, 200)
+	r := padded(9 << 10)
+	body := r.ExpectError(t, 431, "HEADERS_TOO_LARGE")
+	if body["statusCode"] != float64(431) || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		t.Fatalf("9 KiB of headers: %d %v, want 431 HEADERS_TOO_LARGE in the envelope", r.Status, body)
 	}
 }

@@ -1917,6 +1917,21 @@ func (e ErrorEnvelope429Code) Valid() bool {
 	}
 }
 
+// Defines values for ErrorEnvelope431Code.
+const (
+	ErrorEnvelope431CodeHEADERSTOOLARGE ErrorEnvelope431Code = "HEADERS_TOO_LARGE"
+)
+
+// Valid indicates whether the value is a known member of the ErrorEnvelope431Code enum.
+func (e ErrorEnvelope431Code) Valid() bool {
+	switch e {
+	case ErrorEnvelope431CodeHEADERSTOOLARGE:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ErrorEnvelope500Code.
 const (
 	ErrorEnvelope500CodeINTERNAL ErrorEnvelope500Code = "INTERNAL"
@@ -3384,6 +3399,21 @@ func (e SecondaryErrorBody429Code) Valid() bool {
 	case SecondaryErrorBody429CodeClaimResendLimit:
 		return true
 	case SecondaryErrorBody429CodeRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecondaryErrorBody431Code.
+const (
+	SecondaryErrorBody431CodeHeadersTooLarge SecondaryErrorBody431Code = "headers_too_large"
+)
+
+// Valid indicates whether the value is a known member of the SecondaryErrorBody431Code enum.
+func (e SecondaryErrorBody431Code) Valid() bool {
+	switch e {
+	case SecondaryErrorBody431CodeHeadersTooLarge:
 		return true
 	default:
 		return false
@@ -6551,6 +6581,27 @@ type ErrorEnvelope429 struct {
 // ErrorEnvelope429Code The stable codes a 429 answer can carry (ErrorCode lists every code).
 type ErrorEnvelope429Code string
 
+// ErrorEnvelope431 The ErrorEnvelope of a 431 answer: its code is one of these.
+type ErrorEnvelope431 struct {
+	// Code The stable codes a 431 answer can carry (ErrorCode lists every code).
+	Code ErrorEnvelope431Code `json:"code"`
+
+	// Details Details particular to the error code (docs/api.md); absent when there are none.
+	Details *map[string]interface{} `json:"details,omitempty"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
+
+	// RequestId The id of the request it refers to.
+	RequestId string `json:"requestId"`
+
+	// StatusCode The HTTP status of the answer, repeated in its body.
+	StatusCode int `json:"statusCode"`
+}
+
+// ErrorEnvelope431Code The stable codes a 431 answer can carry (ErrorCode lists every code).
+type ErrorEnvelope431Code string
+
 // ErrorEnvelope500 The ErrorEnvelope of a 500 answer: its code is one of these.
 type ErrorEnvelope500 struct {
 	// Code The stable codes a 500 answer can carry (ErrorCode lists every code).
@@ -8182,6 +8233,12 @@ type SecondaryError429 struct {
 	Error SecondaryErrorBody429 `json:"error"`
 }
 
+// SecondaryError431 The SecondaryError of a 431 answer: its error's code is one of that status's secondary codes.
+type SecondaryError431 struct {
+	// Error The SecondaryErrorBody of a 431 answer: its code is one of these.
+	Error SecondaryErrorBody431 `json:"error"`
+}
+
 // SecondaryError500 The SecondaryError of a 500 answer: its error's code is one of that status's secondary codes.
 type SecondaryError500 struct {
 	// Error The SecondaryErrorBody of a 500 answer: its code is one of these.
@@ -8340,6 +8397,21 @@ type SecondaryErrorBody429 struct {
 
 // SecondaryErrorBody429Code The secondary codes a 429 answer can carry (SecondaryErrorCode lists every code).
 type SecondaryErrorBody429Code string
+
+// SecondaryErrorBody431 The SecondaryErrorBody of a 431 answer: its code is one of these.
+type SecondaryErrorBody431 struct {
+	// Code The secondary codes a 431 answer can carry (SecondaryErrorCode lists every code).
+	Code SecondaryErrorBody431Code `json:"code"`
+
+	// Details the canonical details, plus canonical_code and request_id
+	Details map[string]interface{} `json:"details"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
+}
+
+// SecondaryErrorBody431Code The secondary codes a 431 answer can carry (SecondaryErrorCode lists every code).
+type SecondaryErrorBody431Code string
 
 // SecondaryErrorBody500 The SecondaryErrorBody of a 500 answer: its code is one of these.
 type SecondaryErrorBody500 struct {
@@ -9465,6 +9537,11 @@ type EitherShapeRequestEntityTooLarge struct {
 	union json.RawMessage
 }
 
+// EitherShapeRequestHeaderFieldsTooLarge defines model for EitherShapeRequestHeaderFieldsTooLarge.
+type EitherShapeRequestHeaderFieldsTooLarge struct {
+	union json.RawMessage
+}
+
 // EitherShapeServiceUnavailable defines model for EitherShapeServiceUnavailable.
 type EitherShapeServiceUnavailable struct {
 	union json.RawMessage
@@ -9508,6 +9585,9 @@ type NotImplemented = ErrorEnvelope501
 // RequestEntityTooLarge The ErrorEnvelope of a 413 answer: its code is one of these.
 type RequestEntityTooLarge = ErrorEnvelope413
 
+// RequestHeaderFieldsTooLarge The ErrorEnvelope of a 431 answer: its code is one of these.
+type RequestHeaderFieldsTooLarge = ErrorEnvelope431
+
 // SecondaryBadRequest The SecondaryError of a 400 answer: its error's code is one of that status's secondary codes.
 type SecondaryBadRequest = SecondaryError400
 
@@ -9525,6 +9605,9 @@ type SecondaryNotFound = SecondaryError404
 
 // SecondaryRequestEntityTooLarge The SecondaryError of a 413 answer: its error's code is one of that status's secondary codes.
 type SecondaryRequestEntityTooLarge = SecondaryError413
+
+// SecondaryRequestHeaderFieldsTooLarge The SecondaryError of a 431 answer: its error's code is one of that status's secondary codes.
+type SecondaryRequestHeaderFieldsTooLarge = SecondaryError431
 
 // SecondaryServiceUnavailable The SecondaryError of a 503 answer: its error's code is one of that status's secondary codes.
 type SecondaryServiceUnavailable = SecondaryError503
@@ -12109,6 +12192,68 @@ func (t EitherShapeRequestEntityTooLarge) MarshalJSON() ([]byte, error) {
 }
 
 func (t *EitherShapeRequestEntityTooLarge) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsErrorEnvelope431 returns the union data inside the EitherShapeRequestHeaderFieldsTooLarge as a ErrorEnvelope431
+func (t EitherShapeRequestHeaderFieldsTooLarge) AsErrorEnvelope431() (ErrorEnvelope431, error) {
+	var body ErrorEnvelope431
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorEnvelope431 overwrites any union data inside the EitherShapeRequestHeaderFieldsTooLarge as the provided ErrorEnvelope431
+func (t *EitherShapeRequestHeaderFieldsTooLarge) FromErrorEnvelope431(v ErrorEnvelope431) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorEnvelope431 performs a merge with any union data inside the EitherShapeRequestHeaderFieldsTooLarge, using the provided ErrorEnvelope431
+func (t *EitherShapeRequestHeaderFieldsTooLarge) MergeErrorEnvelope431(v ErrorEnvelope431) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSecondaryError431 returns the union data inside the EitherShapeRequestHeaderFieldsTooLarge as a SecondaryError431
+func (t EitherShapeRequestHeaderFieldsTooLarge) AsSecondaryError431() (SecondaryError431, error) {
+	var body SecondaryError431
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSecondaryError431 overwrites any union data inside the EitherShapeRequestHeaderFieldsTooLarge as the provided SecondaryError431
+func (t *EitherShapeRequestHeaderFieldsTooLarge) FromSecondaryError431(v SecondaryError431) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSecondaryError431 performs a merge with any union data inside the EitherShapeRequestHeaderFieldsTooLarge, using the provided SecondaryError431
+func (t *EitherShapeRequestHeaderFieldsTooLarge) MergeSecondaryError431(v SecondaryError431) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t EitherShapeRequestHeaderFieldsTooLarge) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *EitherShapeRequestHeaderFieldsTooLarge) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }

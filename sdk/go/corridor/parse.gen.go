@@ -35,6 +35,13 @@ func ParseGetCheckoutPageStylesheetResponse(rsp *http.Response) (*GetCheckoutPag
 		}
 		response.JSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -79,6 +86,16 @@ func ParseGetCheckoutPageStylesheetResponse(rsp *http.Response) (*GetCheckoutPag
 			headers.XRequestId = value
 		}
 		response.Headers400 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetCheckoutPageStylesheetResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetCheckoutPageStylesheetResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -135,6 +152,13 @@ func ParseGetCheckoutPageScriptResponse(rsp *http.Response) (*GetCheckoutPageScr
 		}
 		response.JSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -179,6 +203,16 @@ func ParseGetCheckoutPageScriptResponse(rsp *http.Response) (*GetCheckoutPageScr
 			headers.XRequestId = value
 		}
 		response.Headers400 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetCheckoutPageScriptResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetCheckoutPageScriptResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -242,6 +276,13 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 		}
 		response.JSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -286,6 +327,16 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers400 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetHealthResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetHealthResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -342,6 +393,13 @@ func ParseGetCheckoutPageResponse(rsp *http.Response) (*GetCheckoutPageResponse,
 		}
 		response.JSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -389,6 +447,16 @@ func ParseGetCheckoutPageResponse(rsp *http.Response) (*GetCheckoutPageResponse,
 			headers.XRequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetCheckoutPageResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetCheckoutPageResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -452,6 +520,13 @@ func ParseGetCheckoutPageQRCodeResponse(rsp *http.Response) (*GetCheckoutPageQRC
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -506,6 +581,16 @@ func ParseGetCheckoutPageQRCodeResponse(rsp *http.Response) (*GetCheckoutPageQRC
 			headers.XRequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetCheckoutPageQRCodeResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetCheckoutPageQRCodeResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -576,6 +661,13 @@ func ParseGetCheckoutPageStatusResponse(rsp *http.Response) (*GetCheckoutPageSta
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -630,6 +722,16 @@ func ParseGetCheckoutPageStatusResponse(rsp *http.Response) (*GetCheckoutPageSta
 			headers.XRequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetCheckoutPageStatusResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetCheckoutPageStatusResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -693,6 +795,13 @@ func ParseGetReadinessResponse(rsp *http.Response) (*GetReadinessResponse, error
 		}
 		response.JSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -737,6 +846,16 @@ func ParseGetReadinessResponse(rsp *http.Response) (*GetReadinessResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers400 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetReadinessResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetReadinessResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -814,6 +933,13 @@ func ParseAdminListDisabledWebhookEndpointsResponse(rsp *http.Response) (*AdminL
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -878,6 +1004,16 @@ func ParseAdminListDisabledWebhookEndpointsResponse(rsp *http.Response) (*AdminL
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers AdminListDisabledWebhookEndpointsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers AdminListDisabledWebhookEndpointsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -955,6 +1091,13 @@ func ParseAdminListFailedJobsResponse(rsp *http.Response) (*AdminListFailedJobsR
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -1019,6 +1162,16 @@ func ParseAdminListFailedJobsResponse(rsp *http.Response) (*AdminListFailedJobsR
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers AdminListFailedJobsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers AdminListFailedJobsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -1124,6 +1277,13 @@ func ParseAdminArbiterSignInvoiceResponse(rsp *http.Response) (*AdminArbiterSign
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -1228,6 +1388,16 @@ func ParseAdminArbiterSignInvoiceResponse(rsp *http.Response) (*AdminArbiterSign
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers AdminArbiterSignInvoiceResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers AdminArbiterSignInvoiceResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -1326,6 +1496,13 @@ func ParseAdminApproveOfframpReviewResponse(rsp *http.Response) (*AdminApproveOf
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -1420,6 +1597,16 @@ func ParseAdminApproveOfframpReviewResponse(rsp *http.Response) (*AdminApproveOf
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers AdminApproveOfframpReviewResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers AdminApproveOfframpReviewResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -1518,6 +1705,13 @@ func ParseAdminSetProviderLiquidityResponse(rsp *http.Response) (*AdminSetProvid
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -1612,6 +1806,16 @@ func ParseAdminSetProviderLiquidityResponse(rsp *http.Response) (*AdminSetProvid
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers AdminSetProviderLiquidityResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers AdminSetProviderLiquidityResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -1689,6 +1893,13 @@ func ParseAdminListStuckWorkResponse(rsp *http.Response) (*AdminListStuckWorkRes
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -1753,6 +1964,16 @@ func ParseAdminListStuckWorkResponse(rsp *http.Response) (*AdminListStuckWorkRes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers AdminListStuckWorkResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers AdminListStuckWorkResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -1830,6 +2051,13 @@ func ParseAdminFindTenantsResponse(rsp *http.Response) (*AdminFindTenantsRespons
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -1894,6 +2122,16 @@ func ParseAdminFindTenantsResponse(rsp *http.Response) (*AdminFindTenantsRespons
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers AdminFindTenantsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers AdminFindTenantsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -1978,6 +2216,13 @@ func ParseListAgentsResponse(rsp *http.Response) (*ListAgentsResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2052,6 +2297,16 @@ func ParseListAgentsResponse(rsp *http.Response) (*ListAgentsResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListAgentsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListAgentsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -2163,6 +2418,13 @@ func ParseCreateAgentResponse(rsp *http.Response) (*CreateAgentResponse, error) 
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -2278,6 +2540,16 @@ func ParseCreateAgentResponse(rsp *http.Response) (*CreateAgentResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateAgentResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateAgentResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -2369,6 +2641,13 @@ func ParseGetAgentResponse(rsp *http.Response) (*GetAgentResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2453,6 +2732,16 @@ func ParseGetAgentResponse(rsp *http.Response) (*GetAgentResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetAgentResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetAgentResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -2544,6 +2833,13 @@ func ParseListAgentActivityResponse(rsp *http.Response) (*ListAgentActivityRespo
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2628,6 +2924,16 @@ func ParseListAgentActivityResponse(rsp *http.Response) (*ListAgentActivityRespo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListAgentActivityResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListAgentActivityResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -2746,6 +3052,13 @@ func ParseCreateAgentCardResponse(rsp *http.Response) (*CreateAgentCardResponse,
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -2871,6 +3184,16 @@ func ParseCreateAgentCardResponse(rsp *http.Response) (*CreateAgentCardResponse,
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateAgentCardResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateAgentCardResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -2989,6 +3312,13 @@ func ParseCreateAgentKeyResponse(rsp *http.Response) (*CreateAgentKeyResponse, e
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -3114,6 +3444,16 @@ func ParseCreateAgentKeyResponse(rsp *http.Response) (*CreateAgentKeyResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateAgentKeyResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateAgentKeyResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -3205,6 +3545,13 @@ func ParseGetAgentLimitsResponse(rsp *http.Response) (*GetAgentLimitsResponse, e
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3289,6 +3636,16 @@ func ParseGetAgentLimitsResponse(rsp *http.Response) (*GetAgentLimitsResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetAgentLimitsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetAgentLimitsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -3394,6 +3751,13 @@ func ParseUpdateAgentLimitsResponse(rsp *http.Response) (*UpdateAgentLimitsRespo
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3498,6 +3862,16 @@ func ParseUpdateAgentLimitsResponse(rsp *http.Response) (*UpdateAgentLimitsRespo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers UpdateAgentLimitsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers UpdateAgentLimitsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -3609,6 +3983,13 @@ func ParseReactivateAgentResponse(rsp *http.Response) (*ReactivateAgentResponse,
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -3724,6 +4105,16 @@ func ParseReactivateAgentResponse(rsp *http.Response) (*ReactivateAgentResponse,
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ReactivateAgentResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ReactivateAgentResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -3835,6 +4226,13 @@ func ParseSuspendAgentResponse(rsp *http.Response) (*SuspendAgentResponse, error
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -3950,6 +4348,16 @@ func ParseSuspendAgentResponse(rsp *http.Response) (*SuspendAgentResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SuspendAgentResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SuspendAgentResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -4068,6 +4476,13 @@ func ParseCreateAgentWalletResponse(rsp *http.Response) (*CreateAgentWalletRespo
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -4193,6 +4608,16 @@ func ParseCreateAgentWalletResponse(rsp *http.Response) (*CreateAgentWalletRespo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateAgentWalletResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateAgentWalletResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -4277,6 +4702,13 @@ func ParseListApiKeysResponse(rsp *http.Response) (*ListApiKeysResponse, error) 
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4351,6 +4783,16 @@ func ParseListApiKeysResponse(rsp *http.Response) (*ListApiKeysResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListApiKeysResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListApiKeysResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -4462,6 +4904,13 @@ func ParseCreateApiKeyResponse(rsp *http.Response) (*CreateApiKeyResponse, error
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -4577,6 +5026,16 @@ func ParseCreateApiKeyResponse(rsp *http.Response) (*CreateApiKeyResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateApiKeyResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateApiKeyResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -4688,6 +5147,13 @@ func ParseRevokeApiKeyResponse(rsp *http.Response) (*RevokeApiKeyResponse, error
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -4803,6 +5269,16 @@ func ParseRevokeApiKeyResponse(rsp *http.Response) (*RevokeApiKeyResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers RevokeApiKeyResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers RevokeApiKeyResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -4887,6 +5363,13 @@ func ParseListBalanceTransactionsResponse(rsp *http.Response) (*ListBalanceTrans
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4964,6 +5447,16 @@ func ParseListBalanceTransactionsResponse(rsp *http.Response) (*ListBalanceTrans
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListBalanceTransactionsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListBalanceTransactionsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -5048,6 +5541,13 @@ func ParseListBalancesResponse(rsp *http.Response) (*ListBalancesResponse, error
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5125,6 +5625,16 @@ func ParseListBalancesResponse(rsp *http.Response) (*ListBalancesResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListBalancesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListBalancesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -5243,6 +5753,13 @@ func ParseCreateBillResponse(rsp *http.Response) (*CreateBillResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -5368,6 +5885,16 @@ func ParseCreateBillResponse(rsp *http.Response) (*CreateBillResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateBillResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateBillResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -5452,6 +5979,13 @@ func ParseListInboundBillsResponse(rsp *http.Response) (*ListInboundBillsRespons
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5526,6 +6060,16 @@ func ParseListInboundBillsResponse(rsp *http.Response) (*ListInboundBillsRespons
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListInboundBillsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListInboundBillsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -5617,6 +6161,13 @@ func ParseGetInboundBillResponse(rsp *http.Response) (*GetInboundBillResponse, e
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5701,6 +6252,16 @@ func ParseGetInboundBillResponse(rsp *http.Response) (*GetInboundBillResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetInboundBillResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetInboundBillResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -5819,6 +6380,13 @@ func ParseAcceptInboundBillResponse(rsp *http.Response) (*AcceptInboundBillRespo
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -5944,6 +6512,16 @@ func ParseAcceptInboundBillResponse(rsp *http.Response) (*AcceptInboundBillRespo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers AcceptInboundBillResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers AcceptInboundBillResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -6028,6 +6606,13 @@ func ParseGetCapabilitiesResponse(rsp *http.Response) (*GetCapabilitiesResponse,
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6102,6 +6687,16 @@ func ParseGetCapabilitiesResponse(rsp *http.Response) (*GetCapabilitiesResponse,
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetCapabilitiesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetCapabilitiesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -6186,6 +6781,13 @@ func ParseListCardholdersResponse(rsp *http.Response) (*ListCardholdersResponse,
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6260,6 +6862,16 @@ func ParseListCardholdersResponse(rsp *http.Response) (*ListCardholdersResponse,
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListCardholdersResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListCardholdersResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -6371,6 +6983,13 @@ func ParseCreateCardholderResponse(rsp *http.Response) (*CreateCardholderRespons
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -6486,6 +7105,16 @@ func ParseCreateCardholderResponse(rsp *http.Response) (*CreateCardholderRespons
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateCardholderResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateCardholderResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -6570,6 +7199,13 @@ func ParseListCardsResponse(rsp *http.Response) (*ListCardsResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6644,6 +7280,16 @@ func ParseListCardsResponse(rsp *http.Response) (*ListCardsResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListCardsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListCardsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -6762,6 +7408,13 @@ func ParseCreateCardResponse(rsp *http.Response) (*CreateCardResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -6887,6 +7540,16 @@ func ParseCreateCardResponse(rsp *http.Response) (*CreateCardResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateCardResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateCardResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -6978,6 +7641,13 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7062,6 +7732,16 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetCardResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetCardResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -7153,6 +7833,13 @@ func ParseListCardAuthorizationsResponse(rsp *http.Response) (*ListCardAuthoriza
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7237,6 +7924,16 @@ func ParseListCardAuthorizationsResponse(rsp *http.Response) (*ListCardAuthoriza
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListCardAuthorizationsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListCardAuthorizationsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -7355,6 +8052,13 @@ func ParseCreateCardEphemeralKeyResponse(rsp *http.Response) (*CreateCardEphemer
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -7480,6 +8184,16 @@ func ParseCreateCardEphemeralKeyResponse(rsp *http.Response) (*CreateCardEphemer
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateCardEphemeralKeyResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateCardEphemeralKeyResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -7591,6 +8305,13 @@ func ParseFreezeCardResponse(rsp *http.Response) (*FreezeCardResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -7706,6 +8427,16 @@ func ParseFreezeCardResponse(rsp *http.Response) (*FreezeCardResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers FreezeCardResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers FreezeCardResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -7797,6 +8528,13 @@ func ParseGetCardLimitsResponse(rsp *http.Response) (*GetCardLimitsResponse, err
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7881,6 +8619,16 @@ func ParseGetCardLimitsResponse(rsp *http.Response) (*GetCardLimitsResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetCardLimitsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetCardLimitsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -7986,6 +8734,13 @@ func ParseUpdateCardLimitsResponse(rsp *http.Response) (*UpdateCardLimitsRespons
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8090,6 +8845,16 @@ func ParseUpdateCardLimitsResponse(rsp *http.Response) (*UpdateCardLimitsRespons
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers UpdateCardLimitsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers UpdateCardLimitsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -8201,6 +8966,13 @@ func ParseUnfreezeCardResponse(rsp *http.Response) (*UnfreezeCardResponse, error
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -8316,6 +9088,16 @@ func ParseUnfreezeCardResponse(rsp *http.Response) (*UnfreezeCardResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers UnfreezeCardResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers UnfreezeCardResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -8400,6 +9182,13 @@ func ParseListCheckoutsResponse(rsp *http.Response) (*ListCheckoutsResponse, err
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8474,6 +9263,16 @@ func ParseListCheckoutsResponse(rsp *http.Response) (*ListCheckoutsResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListCheckoutsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListCheckoutsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -8558,6 +9357,13 @@ func ParseGetClaimResponse(rsp *http.Response) (*GetClaimResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8632,6 +9438,16 @@ func ParseGetClaimResponse(rsp *http.Response) (*GetClaimResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetClaimResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetClaimResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -8729,6 +9545,13 @@ func ParseSendClaimPhoneCodeResponse(rsp *http.Response) (*SendClaimPhoneCodeRes
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -8831,6 +9654,16 @@ func ParseSendClaimPhoneCodeResponse(rsp *http.Response) (*SendClaimPhoneCodeRes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SendClaimPhoneCodeResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SendClaimPhoneCodeResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -8953,6 +9786,13 @@ func ParseVerifyClaimPhoneCodeResponse(rsp *http.Response) (*VerifyClaimPhoneCod
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9074,6 +9914,16 @@ func ParseVerifyClaimPhoneCodeResponse(rsp *http.Response) (*VerifyClaimPhoneCod
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers VerifyClaimPhoneCodeResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers VerifyClaimPhoneCodeResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -9202,6 +10052,13 @@ func ParseRedeemClaimResponse(rsp *http.Response) (*RedeemClaimResponse, error) 
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -9334,6 +10191,16 @@ func ParseRedeemClaimResponse(rsp *http.Response) (*RedeemClaimResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers RedeemClaimResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers RedeemClaimResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -9428,6 +10295,13 @@ func ParseListContactsResponse(rsp *http.Response) (*ListContactsResponse, error
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9502,6 +10376,16 @@ func ParseListContactsResponse(rsp *http.Response) (*ListContactsResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListContactsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListContactsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -9613,6 +10497,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -9728,6 +10619,16 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateContactResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateContactResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -9819,6 +10720,13 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9903,6 +10811,16 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers DeleteContactResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers DeleteContactResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -9987,6 +10905,13 @@ func ParseListCredentialsResponse(rsp *http.Response) (*ListCredentialsResponse,
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10061,6 +10986,16 @@ func ParseListCredentialsResponse(rsp *http.Response) (*ListCredentialsResponse,
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListCredentialsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListCredentialsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -10172,6 +11107,13 @@ func ParsePutDirectoryHandleResponse(rsp *http.Response) (*PutDirectoryHandleRes
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -10287,6 +11229,16 @@ func ParsePutDirectoryHandleResponse(rsp *http.Response) (*PutDirectoryHandleRes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers PutDirectoryHandleResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers PutDirectoryHandleResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -10371,6 +11323,13 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10445,6 +11404,16 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListEventsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListEventsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -10536,6 +11505,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10620,6 +11596,16 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetEventResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetEventResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -10711,6 +11697,13 @@ func ParseGetEventPayloadResponse(rsp *http.Response) (*GetEventPayloadResponse,
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10795,6 +11788,16 @@ func ParseGetEventPayloadResponse(rsp *http.Response) (*GetEventPayloadResponse,
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetEventPayloadResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetEventPayloadResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -10886,6 +11889,13 @@ func ParseListFaucetDripsResponse(rsp *http.Response) (*ListFaucetDripsResponse,
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10970,6 +11980,16 @@ func ParseListFaucetDripsResponse(rsp *http.Response) (*ListFaucetDripsResponse,
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListFaucetDripsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListFaucetDripsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -11061,6 +12081,13 @@ func ParseGetFaucetDripResponse(rsp *http.Response) (*GetFaucetDripResponse, err
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11145,6 +12172,16 @@ func ParseGetFaucetDripResponse(rsp *http.Response) (*GetFaucetDripResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetFaucetDripResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetFaucetDripResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -11229,6 +12266,13 @@ func ParseGetIdentityResponse(rsp *http.Response) (*GetIdentityResponse, error) 
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11303,6 +12347,16 @@ func ParseGetIdentityResponse(rsp *http.Response) (*GetIdentityResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetIdentityResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetIdentityResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -11387,6 +12441,13 @@ func ParseListInvoicesResponse(rsp *http.Response) (*ListInvoicesResponse, error
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11461,6 +12522,16 @@ func ParseListInvoicesResponse(rsp *http.Response) (*ListInvoicesResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListInvoicesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListInvoicesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -11572,6 +12643,13 @@ func ParseCreateInvoiceResponse(rsp *http.Response) (*CreateInvoiceResponse, err
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -11687,6 +12765,16 @@ func ParseCreateInvoiceResponse(rsp *http.Response) (*CreateInvoiceResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateInvoiceResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateInvoiceResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -11764,6 +12852,13 @@ func ParseGetPublicInvoiceResponse(rsp *http.Response) (*GetPublicInvoiceRespons
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11828,6 +12923,16 @@ func ParseGetPublicInvoiceResponse(rsp *http.Response) (*GetPublicInvoiceRespons
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetPublicInvoiceResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetPublicInvoiceResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -11919,6 +13024,13 @@ func ParseGetInvoiceResponse(rsp *http.Response) (*GetInvoiceResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12003,6 +13115,16 @@ func ParseGetInvoiceResponse(rsp *http.Response) (*GetInvoiceResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetInvoiceResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetInvoiceResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -12114,6 +13236,13 @@ func ParseCancelInvoiceResponse(rsp *http.Response) (*CancelInvoiceResponse, err
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -12229,6 +13358,16 @@ func ParseCancelInvoiceResponse(rsp *http.Response) (*CancelInvoiceResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CancelInvoiceResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CancelInvoiceResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -12347,6 +13486,13 @@ func ParseDeliverInvoiceResponse(rsp *http.Response) (*DeliverInvoiceResponse, e
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -12472,6 +13618,16 @@ func ParseDeliverInvoiceResponse(rsp *http.Response) (*DeliverInvoiceResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers DeliverInvoiceResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers DeliverInvoiceResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -12590,6 +13746,13 @@ func ParseRefundInvoiceResponse(rsp *http.Response) (*RefundInvoiceResponse, err
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -12715,6 +13878,16 @@ func ParseRefundInvoiceResponse(rsp *http.Response) (*RefundInvoiceResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers RefundInvoiceResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers RefundInvoiceResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -12833,6 +14006,13 @@ func ParseReleaseInvoiceResponse(rsp *http.Response) (*ReleaseInvoiceResponse, e
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -12958,6 +14138,16 @@ func ParseReleaseInvoiceResponse(rsp *http.Response) (*ReleaseInvoiceResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ReleaseInvoiceResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ReleaseInvoiceResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -13069,6 +14259,13 @@ func ParseSendInvoiceResponse(rsp *http.Response) (*SendInvoiceResponse, error) 
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -13184,6 +14381,16 @@ func ParseSendInvoiceResponse(rsp *http.Response) (*SendInvoiceResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SendInvoiceResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SendInvoiceResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -13268,6 +14475,13 @@ func ParseListLedgerAccountsResponse(rsp *http.Response) (*ListLedgerAccountsRes
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13345,6 +14559,16 @@ func ParseListLedgerAccountsResponse(rsp *http.Response) (*ListLedgerAccountsRes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListLedgerAccountsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListLedgerAccountsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -13436,6 +14660,13 @@ func ParseGetLedgerAccountStatementResponse(rsp *http.Response) (*GetLedgerAccou
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13523,6 +14754,16 @@ func ParseGetLedgerAccountStatementResponse(rsp *http.Response) (*GetLedgerAccou
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetLedgerAccountStatementResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetLedgerAccountStatementResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -13614,6 +14855,13 @@ func ParseListLedgerEntriesResponse(rsp *http.Response) (*ListLedgerEntriesRespo
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13701,6 +14949,16 @@ func ParseListLedgerEntriesResponse(rsp *http.Response) (*ListLedgerEntriesRespo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListLedgerEntriesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListLedgerEntriesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -13785,6 +15043,13 @@ func ParseGetReconciliationResponse(rsp *http.Response) (*GetReconciliationRespo
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13859,6 +15124,16 @@ func ParseGetReconciliationResponse(rsp *http.Response) (*GetReconciliationRespo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetReconciliationResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetReconciliationResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -13943,6 +15218,13 @@ func ParseGetTrialBalanceResponse(rsp *http.Response) (*GetTrialBalanceResponse,
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14020,6 +15302,16 @@ func ParseGetTrialBalanceResponse(rsp *http.Response) (*GetTrialBalanceResponse,
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetTrialBalanceResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetTrialBalanceResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14111,6 +15403,13 @@ func ParseGetOfframpClaimResponse(rsp *http.Response) (*GetOfframpClaimResponse,
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14195,6 +15494,16 @@ func ParseGetOfframpClaimResponse(rsp *http.Response) (*GetOfframpClaimResponse,
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetOfframpClaimResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetOfframpClaimResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14306,6 +15615,13 @@ func ParseRequestOfframpClaimRefundResponse(rsp *http.Response) (*RequestOfframp
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -14421,6 +15737,16 @@ func ParseRequestOfframpClaimRefundResponse(rsp *http.Response) (*RequestOfframp
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers RequestOfframpClaimRefundResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers RequestOfframpClaimRefundResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14532,6 +15858,13 @@ func ParseResendOfframpClaimResponse(rsp *http.Response) (*ResendOfframpClaimRes
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -14654,6 +15987,16 @@ func ParseResendOfframpClaimResponse(rsp *http.Response) (*ResendOfframpClaimRes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ResendOfframpClaimResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ResendOfframpClaimResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14748,6 +16091,13 @@ func ParseListOfframpPaymentsResponse(rsp *http.Response) (*ListOfframpPaymentsR
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14822,6 +16172,16 @@ func ParseListOfframpPaymentsResponse(rsp *http.Response) (*ListOfframpPaymentsR
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListOfframpPaymentsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListOfframpPaymentsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14933,6 +16293,13 @@ func ParseCreateOfframpPaymentResponse(rsp *http.Response) (*CreateOfframpPaymen
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -15055,6 +16422,16 @@ func ParseCreateOfframpPaymentResponse(rsp *http.Response) (*CreateOfframpPaymen
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateOfframpPaymentResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateOfframpPaymentResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15156,6 +16533,13 @@ func ParseGetOfframpPaymentResponse(rsp *http.Response) (*GetOfframpPaymentRespo
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15240,6 +16624,16 @@ func ParseGetOfframpPaymentResponse(rsp *http.Response) (*GetOfframpPaymentRespo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetOfframpPaymentResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetOfframpPaymentResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15351,6 +16745,13 @@ func ParseCancelOfframpPaymentResponse(rsp *http.Response) (*CancelOfframpPaymen
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -15466,6 +16867,16 @@ func ParseCancelOfframpPaymentResponse(rsp *http.Response) (*CancelOfframpPaymen
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CancelOfframpPaymentResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CancelOfframpPaymentResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15577,6 +16988,13 @@ func ParseConfirmOfframpPaymentResponse(rsp *http.Response) (*ConfirmOfframpPaym
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -15692,6 +17110,16 @@ func ParseConfirmOfframpPaymentResponse(rsp *http.Response) (*ConfirmOfframpPaym
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ConfirmOfframpPaymentResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ConfirmOfframpPaymentResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15783,6 +17211,13 @@ func ParseListOfframpPaymentRoutesResponse(rsp *http.Response) (*ListOfframpPaym
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15867,6 +17302,16 @@ func ParseListOfframpPaymentRoutesResponse(rsp *http.Response) (*ListOfframpPaym
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListOfframpPaymentRoutesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListOfframpPaymentRoutesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15985,6 +17430,13 @@ func ParseSelectOfframpPaymentRouteResponse(rsp *http.Response) (*SelectOfframpP
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -16110,6 +17562,16 @@ func ParseSelectOfframpPaymentRouteResponse(rsp *http.Response) (*SelectOfframpP
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SelectOfframpPaymentRouteResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SelectOfframpPaymentRouteResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16173,6 +17635,13 @@ func ParseGetOpenAPIDocumentResponse(rsp *http.Response) (*GetOpenAPIDocumentRes
 		}
 		response.JSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16217,6 +17686,16 @@ func ParseGetOpenAPIDocumentResponse(rsp *http.Response) (*GetOpenAPIDocumentRes
 			headers.XRequestId = value
 		}
 		response.Headers400 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetOpenAPIDocumentResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetOpenAPIDocumentResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16301,6 +17780,13 @@ func ParseListPaymentsResponse(rsp *http.Response) (*ListPaymentsResponse, error
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16375,6 +17861,16 @@ func ParseListPaymentsResponse(rsp *http.Response) (*ListPaymentsResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListPaymentsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListPaymentsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16493,6 +17989,13 @@ func ParseCreatePaymentResponse(rsp *http.Response) (*CreatePaymentResponse, err
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest EitherShapeRequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest EitherShapeInternalServerError
@@ -16618,6 +18121,16 @@ func ParseCreatePaymentResponse(rsp *http.Response) (*CreatePaymentResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreatePaymentResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreatePaymentResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16709,6 +18222,13 @@ func ParseGetPaymentResponse(rsp *http.Response) (*GetPaymentResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest EitherShapeRequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest EitherShapeInternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16793,6 +18313,16 @@ func ParseGetPaymentResponse(rsp *http.Response) (*GetPaymentResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetPaymentResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetPaymentResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16911,6 +18441,13 @@ func ParseCancelPaymentResponse(rsp *http.Response) (*CancelPaymentResponse, err
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -17036,6 +18573,16 @@ func ParseCancelPaymentResponse(rsp *http.Response) (*CancelPaymentResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CancelPaymentResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CancelPaymentResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17154,6 +18701,13 @@ func ParseExecutePaymentResponse(rsp *http.Response) (*ExecutePaymentResponse, e
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -17279,6 +18833,16 @@ func ParseExecutePaymentResponse(rsp *http.Response) (*ExecutePaymentResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ExecutePaymentResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ExecutePaymentResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17397,6 +18961,13 @@ func ParseRefundCheckoutResponse(rsp *http.Response) (*RefundCheckoutResponse, e
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest SecondaryRequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest SecondaryInternalServerError
@@ -17522,6 +19093,16 @@ func ParseRefundCheckoutResponse(rsp *http.Response) (*RefundCheckoutResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers RefundCheckoutResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers RefundCheckoutResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17613,6 +19194,13 @@ func ParseListCheckoutRefundsResponse(rsp *http.Response) (*ListCheckoutRefundsR
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest SecondaryRequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest SecondaryInternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17697,6 +19285,16 @@ func ParseListCheckoutRefundsResponse(rsp *http.Response) (*ListCheckoutRefundsR
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListCheckoutRefundsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListCheckoutRefundsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17815,6 +19413,13 @@ func ParseSignPaymentResponse(rsp *http.Response) (*SignPaymentResponse, error) 
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -17940,6 +19545,16 @@ func ParseSignPaymentResponse(rsp *http.Response) (*SignPaymentResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SignPaymentResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SignPaymentResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18024,6 +19639,13 @@ func ParseListPayoutDestinationsResponse(rsp *http.Response) (*ListPayoutDestina
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18098,6 +19720,16 @@ func ParseListPayoutDestinationsResponse(rsp *http.Response) (*ListPayoutDestina
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListPayoutDestinationsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListPayoutDestinationsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18209,6 +19841,13 @@ func ParseCreatePayoutDestinationResponse(rsp *http.Response) (*CreatePayoutDest
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -18331,6 +19970,16 @@ func ParseCreatePayoutDestinationResponse(rsp *http.Response) (*CreatePayoutDest
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreatePayoutDestinationResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreatePayoutDestinationResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18432,6 +20081,13 @@ func ParseGetPayoutDestinationResponse(rsp *http.Response) (*GetPayoutDestinatio
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18516,6 +20172,16 @@ func ParseGetPayoutDestinationResponse(rsp *http.Response) (*GetPayoutDestinatio
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetPayoutDestinationResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetPayoutDestinationResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18600,6 +20266,13 @@ func ParseListPhoneAliasesResponse(rsp *http.Response) (*ListPhoneAliasesRespons
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18674,6 +20347,16 @@ func ParseListPhoneAliasesResponse(rsp *http.Response) (*ListPhoneAliasesRespons
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListPhoneAliasesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListPhoneAliasesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18785,6 +20468,13 @@ func ParseCreatePhoneAliasResponse(rsp *http.Response) (*CreatePhoneAliasRespons
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -18907,6 +20597,16 @@ func ParseCreatePhoneAliasResponse(rsp *http.Response) (*CreatePhoneAliasRespons
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreatePhoneAliasResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreatePhoneAliasResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -19029,6 +20729,13 @@ func ParseReverifyPhoneAliasResponse(rsp *http.Response) (*ReverifyPhoneAliasRes
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -19150,6 +20857,16 @@ func ParseReverifyPhoneAliasResponse(rsp *http.Response) (*ReverifyPhoneAliasRes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ReverifyPhoneAliasResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ReverifyPhoneAliasResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -19278,6 +20995,13 @@ func ParseVerifyPhoneAliasResponse(rsp *http.Response) (*VerifyPhoneAliasRespons
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -19410,6 +21134,16 @@ func ParseVerifyPhoneAliasResponse(rsp *http.Response) (*VerifyPhoneAliasRespons
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers VerifyPhoneAliasResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers VerifyPhoneAliasResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -19504,6 +21238,13 @@ func ParseListPoliciesResponse(rsp *http.Response) (*ListPoliciesResponse, error
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -19578,6 +21319,16 @@ func ParseListPoliciesResponse(rsp *http.Response) (*ListPoliciesResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListPoliciesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListPoliciesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -19689,6 +21440,13 @@ func ParseCreatePolicyResponse(rsp *http.Response) (*CreatePolicyResponse, error
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -19804,6 +21562,16 @@ func ParseCreatePolicyResponse(rsp *http.Response) (*CreatePolicyResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreatePolicyResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreatePolicyResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -19895,6 +21663,13 @@ func ParseDeletePolicyAttachmentResponse(rsp *http.Response) (*DeletePolicyAttac
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -19979,6 +21754,16 @@ func ParseDeletePolicyAttachmentResponse(rsp *http.Response) (*DeletePolicyAttac
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers DeletePolicyAttachmentResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers DeletePolicyAttachmentResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -20097,6 +21882,13 @@ func ParseEvaluatePolicyResponse(rsp *http.Response) (*EvaluatePolicyResponse, e
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -20229,6 +22021,16 @@ func ParseEvaluatePolicyResponse(rsp *http.Response) (*EvaluatePolicyResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers EvaluatePolicyResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers EvaluatePolicyResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -20330,6 +22132,13 @@ func ParseDeletePolicyResponse(rsp *http.Response) (*DeletePolicyResponse, error
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -20414,6 +22223,16 @@ func ParseDeletePolicyResponse(rsp *http.Response) (*DeletePolicyResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers DeletePolicyResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers DeletePolicyResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -20505,6 +22324,13 @@ func ParseGetPolicyResponse(rsp *http.Response) (*GetPolicyResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -20589,6 +22415,16 @@ func ParseGetPolicyResponse(rsp *http.Response) (*GetPolicyResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetPolicyResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetPolicyResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -20680,6 +22516,13 @@ func ParseListPolicyAttachmentsResponse(rsp *http.Response) (*ListPolicyAttachme
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -20764,6 +22607,16 @@ func ParseListPolicyAttachmentsResponse(rsp *http.Response) (*ListPolicyAttachme
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListPolicyAttachmentsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListPolicyAttachmentsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -20882,6 +22735,13 @@ func ParseCreatePolicyAttachmentResponse(rsp *http.Response) (*CreatePolicyAttac
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -21014,6 +22874,16 @@ func ParseCreatePolicyAttachmentResponse(rsp *http.Response) (*CreatePolicyAttac
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreatePolicyAttachmentResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreatePolicyAttachmentResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -21115,6 +22985,13 @@ func ParseListPolicyVersionsResponse(rsp *http.Response) (*ListPolicyVersionsRes
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -21199,6 +23076,16 @@ func ParseListPolicyVersionsResponse(rsp *http.Response) (*ListPolicyVersionsRes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListPolicyVersionsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListPolicyVersionsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -21317,6 +23204,13 @@ func ParseCreatePolicyVersionResponse(rsp *http.Response) (*CreatePolicyVersionR
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -21442,6 +23336,16 @@ func ParseCreatePolicyVersionResponse(rsp *http.Response) (*CreatePolicyVersionR
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreatePolicyVersionResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreatePolicyVersionResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -21533,6 +23437,13 @@ func ParseReceiveProviderWebhookResponse(rsp *http.Response) (*ReceiveProviderWe
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -21617,6 +23528,16 @@ func ParseReceiveProviderWebhookResponse(rsp *http.Response) (*ReceiveProviderWe
 			headers.XRequestId = value
 		}
 		response.Headers422 = &headers
+	case rsp.StatusCode == 431:
+		var headers ReceiveProviderWebhookResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ReceiveProviderWebhookResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -21708,6 +23629,13 @@ func ParseListRampsResponse(rsp *http.Response) (*ListRampsResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -21792,6 +23720,16 @@ func ParseListRampsResponse(rsp *http.Response) (*ListRampsResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListRampsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListRampsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -21910,6 +23848,13 @@ func ParseCreateRampResponse(rsp *http.Response) (*CreateRampResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -22035,6 +23980,16 @@ func ParseCreateRampResponse(rsp *http.Response) (*CreateRampResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateRampResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateRampResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -22126,6 +24081,13 @@ func ParseGetRampResponse(rsp *http.Response) (*GetRampResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -22210,6 +24172,16 @@ func ParseGetRampResponse(rsp *http.Response) (*GetRampResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetRampResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetRampResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -22294,6 +24266,13 @@ func ParseListRequestLogsResponse(rsp *http.Response) (*ListRequestLogsResponse,
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -22368,6 +24347,16 @@ func ParseListRequestLogsResponse(rsp *http.Response) (*ListRequestLogsResponse,
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListRequestLogsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListRequestLogsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -22459,6 +24448,13 @@ func ParseGetRequestLogResponse(rsp *http.Response) (*GetRequestLogResponse, err
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -22543,6 +24539,16 @@ func ParseGetRequestLogResponse(rsp *http.Response) (*GetRequestLogResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetRequestLogResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetRequestLogResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -22654,6 +24660,13 @@ func ParseSandboxCreateBalanceDepositResponse(rsp *http.Response) (*SandboxCreat
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -22769,6 +24782,16 @@ func ParseSandboxCreateBalanceDepositResponse(rsp *http.Response) (*SandboxCreat
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SandboxCreateBalanceDepositResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SandboxCreateBalanceDepositResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -22887,6 +24910,13 @@ func ParseSandboxCaptureCardAuthorizationResponse(rsp *http.Response) (*SandboxC
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -23012,6 +25042,16 @@ func ParseSandboxCaptureCardAuthorizationResponse(rsp *http.Response) (*SandboxC
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SandboxCaptureCardAuthorizationResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SandboxCaptureCardAuthorizationResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -23123,6 +25163,13 @@ func ParseSandboxReverseCardAuthorizationResponse(rsp *http.Response) (*SandboxR
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -23238,6 +25285,16 @@ func ParseSandboxReverseCardAuthorizationResponse(rsp *http.Response) (*SandboxR
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SandboxReverseCardAuthorizationResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SandboxReverseCardAuthorizationResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -23356,6 +25413,13 @@ func ParseSandboxCreateCardAuthorizationResponse(rsp *http.Response) (*SandboxCr
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -23481,6 +25545,16 @@ func ParseSandboxCreateCardAuthorizationResponse(rsp *http.Response) (*SandboxCr
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SandboxCreateCardAuthorizationResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SandboxCreateCardAuthorizationResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -23592,6 +25666,13 @@ func ParseSandboxSetCredentialResponse(rsp *http.Response) (*SandboxSetCredentia
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -23707,6 +25788,16 @@ func ParseSandboxSetCredentialResponse(rsp *http.Response) (*SandboxSetCredentia
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SandboxSetCredentialResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SandboxSetCredentialResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -23818,6 +25909,13 @@ func ParseSandboxTriggerEventResponse(rsp *http.Response) (*SandboxTriggerEventR
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -23933,6 +26031,16 @@ func ParseSandboxTriggerEventResponse(rsp *http.Response) (*SandboxTriggerEventR
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SandboxTriggerEventResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SandboxTriggerEventResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -24051,6 +26159,13 @@ func ParseSandboxAdvanceInvoiceResponse(rsp *http.Response) (*SandboxAdvanceInvo
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -24176,6 +26291,16 @@ func ParseSandboxAdvanceInvoiceResponse(rsp *http.Response) (*SandboxAdvanceInvo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SandboxAdvanceInvoiceResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SandboxAdvanceInvoiceResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -24287,6 +26412,13 @@ func ParseSandboxExpireOfframpClaimResponse(rsp *http.Response) (*SandboxExpireO
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -24402,6 +26534,16 @@ func ParseSandboxExpireOfframpClaimResponse(rsp *http.Response) (*SandboxExpireO
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SandboxExpireOfframpClaimResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SandboxExpireOfframpClaimResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -24513,6 +26655,13 @@ func ParseSandboxExpireOfframpQuotesResponse(rsp *http.Response) (*SandboxExpire
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -24628,6 +26777,16 @@ func ParseSandboxExpireOfframpQuotesResponse(rsp *http.Response) (*SandboxExpire
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SandboxExpireOfframpQuotesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SandboxExpireOfframpQuotesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -24739,6 +26898,13 @@ func ParseSandboxAdvanceOfframpProviderResponse(rsp *http.Response) (*SandboxAdv
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -24854,6 +27020,16 @@ func ParseSandboxAdvanceOfframpProviderResponse(rsp *http.Response) (*SandboxAdv
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SandboxAdvanceOfframpProviderResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SandboxAdvanceOfframpProviderResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -24965,6 +27141,13 @@ func ParseSandboxExpireCheckoutResponse(rsp *http.Response) (*SandboxExpireCheck
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest SecondaryRequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest SecondaryInternalServerError
@@ -25080,6 +27263,16 @@ func ParseSandboxExpireCheckoutResponse(rsp *http.Response) (*SandboxExpireCheck
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SandboxExpireCheckoutResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SandboxExpireCheckoutResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -25198,6 +27391,13 @@ func ParseSandboxPayCheckoutResponse(rsp *http.Response) (*SandboxPayCheckoutRes
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest SecondaryRequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest SecondaryInternalServerError
@@ -25323,6 +27523,16 @@ func ParseSandboxPayCheckoutResponse(rsp *http.Response) (*SandboxPayCheckoutRes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SandboxPayCheckoutResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SandboxPayCheckoutResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -25407,6 +27617,13 @@ func ParseSandboxListSmsMessagesResponse(rsp *http.Response) (*SandboxListSmsMes
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25488,6 +27705,16 @@ func ParseSandboxListSmsMessagesResponse(rsp *http.Response) (*SandboxListSmsMes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SandboxListSmsMessagesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SandboxListSmsMessagesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -25617,6 +27844,13 @@ func ParseSandboxAdvanceTreasuryAccountResponse(rsp *http.Response) (*SandboxAdv
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25741,6 +27975,16 @@ func ParseSandboxAdvanceTreasuryAccountResponse(rsp *http.Response) (*SandboxAdv
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SandboxAdvanceTreasuryAccountResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SandboxAdvanceTreasuryAccountResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -25825,6 +28069,13 @@ func ParseGetStatusResponse(rsp *http.Response) (*GetStatusResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25899,6 +28150,16 @@ func ParseGetStatusResponse(rsp *http.Response) (*GetStatusResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetStatusResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetStatusResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -26017,6 +28278,13 @@ func ParseCreateTenantResponse(rsp *http.Response) (*CreateTenantResponse, error
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -26142,6 +28410,16 @@ func ParseCreateTenantResponse(rsp *http.Response) (*CreateTenantResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateTenantResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateTenantResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -26226,6 +28504,13 @@ func ParseGetCurrentTenantResponse(rsp *http.Response) (*GetCurrentTenantRespons
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26300,6 +28585,16 @@ func ParseGetCurrentTenantResponse(rsp *http.Response) (*GetCurrentTenantRespons
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetCurrentTenantResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetCurrentTenantResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -26384,6 +28679,13 @@ func ParseListMembersResponse(rsp *http.Response) (*ListMembersResponse, error) 
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26458,6 +28760,16 @@ func ParseListMembersResponse(rsp *http.Response) (*ListMembersResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListMembersResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListMembersResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -26569,6 +28881,13 @@ func ParseInviteMemberResponse(rsp *http.Response) (*InviteMemberResponse, error
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -26684,6 +29003,16 @@ func ParseInviteMemberResponse(rsp *http.Response) (*InviteMemberResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers InviteMemberResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers InviteMemberResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -26802,6 +29131,13 @@ func ParseAcceptInviteResponse(rsp *http.Response) (*AcceptInviteResponse, error
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -26927,6 +29263,16 @@ func ParseAcceptInviteResponse(rsp *http.Response) (*AcceptInviteResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers AcceptInviteResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers AcceptInviteResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -27032,6 +29378,13 @@ func ParseChangeMemberRoleResponse(rsp *http.Response) (*ChangeMemberRoleRespons
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27136,6 +29489,16 @@ func ParseChangeMemberRoleResponse(rsp *http.Response) (*ChangeMemberRoleRespons
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ChangeMemberRoleResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ChangeMemberRoleResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -27247,6 +29610,13 @@ func ParseRevokeMemberResponse(rsp *http.Response) (*RevokeMemberResponse, error
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -27362,6 +29732,16 @@ func ParseRevokeMemberResponse(rsp *http.Response) (*RevokeMemberResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers RevokeMemberResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers RevokeMemberResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -27446,6 +29826,13 @@ func ParseListTransactionsResponse(rsp *http.Response) (*ListTransactionsRespons
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest SecondaryRequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest SecondaryInternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27520,6 +29907,16 @@ func ParseListTransactionsResponse(rsp *http.Response) (*ListTransactionsRespons
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListTransactionsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListTransactionsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -27604,6 +30001,13 @@ func ParseListTreasuryAccountsResponse(rsp *http.Response) (*ListTreasuryAccount
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27678,6 +30082,16 @@ func ParseListTreasuryAccountsResponse(rsp *http.Response) (*ListTreasuryAccount
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListTreasuryAccountsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListTreasuryAccountsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -27789,6 +30203,13 @@ func ParseCreateTreasuryAccountResponse(rsp *http.Response) (*CreateTreasuryAcco
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -27904,6 +30325,16 @@ func ParseCreateTreasuryAccountResponse(rsp *http.Response) (*CreateTreasuryAcco
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateTreasuryAccountResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateTreasuryAccountResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -27995,6 +30426,13 @@ func ParseGetTreasuryAccountResponse(rsp *http.Response) (*GetTreasuryAccountRes
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28079,6 +30517,16 @@ func ParseGetTreasuryAccountResponse(rsp *http.Response) (*GetTreasuryAccountRes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetTreasuryAccountResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetTreasuryAccountResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -28170,6 +30618,13 @@ func ParseListTreasuryAccountRulesResponse(rsp *http.Response) (*ListTreasuryAcc
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28254,6 +30709,16 @@ func ParseListTreasuryAccountRulesResponse(rsp *http.Response) (*ListTreasuryAcc
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListTreasuryAccountRulesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListTreasuryAccountRulesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -28372,6 +30837,13 @@ func ParseCreateTreasuryAccountRuleResponse(rsp *http.Response) (*CreateTreasury
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -28497,6 +30969,16 @@ func ParseCreateTreasuryAccountRuleResponse(rsp *http.Response) (*CreateTreasury
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateTreasuryAccountRuleResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateTreasuryAccountRuleResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -28588,6 +31070,13 @@ func ParseListTreasuryAccountSweepsResponse(rsp *http.Response) (*ListTreasuryAc
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28672,6 +31161,16 @@ func ParseListTreasuryAccountSweepsResponse(rsp *http.Response) (*ListTreasuryAc
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListTreasuryAccountSweepsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListTreasuryAccountSweepsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -28790,6 +31289,13 @@ func ParseCreateTreasuryAccountSweepResponse(rsp *http.Response) (*CreateTreasur
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -28915,6 +31421,16 @@ func ParseCreateTreasuryAccountSweepResponse(rsp *http.Response) (*CreateTreasur
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateTreasuryAccountSweepResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateTreasuryAccountSweepResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -29006,6 +31522,13 @@ func ParseDeleteTreasuryRuleResponse(rsp *http.Response) (*DeleteTreasuryRuleRes
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -29090,6 +31613,16 @@ func ParseDeleteTreasuryRuleResponse(rsp *http.Response) (*DeleteTreasuryRuleRes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers DeleteTreasuryRuleResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers DeleteTreasuryRuleResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -29188,6 +31721,13 @@ func ParseUpdateTreasuryRuleResponse(rsp *http.Response) (*UpdateTreasuryRuleRes
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -29282,6 +31822,16 @@ func ParseUpdateTreasuryRuleResponse(rsp *http.Response) (*UpdateTreasuryRuleRes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers UpdateTreasuryRuleResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers UpdateTreasuryRuleResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -29400,6 +31950,13 @@ func ParseVerifyTwoFactorChallengeResponse(rsp *http.Response) (*VerifyTwoFactor
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -29525,6 +32082,16 @@ func ParseVerifyTwoFactorChallengeResponse(rsp *http.Response) (*VerifyTwoFactor
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers VerifyTwoFactorChallengeResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers VerifyTwoFactorChallengeResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -29609,6 +32176,13 @@ func ParseListTwoFactorFactorsResponse(rsp *http.Response) (*ListTwoFactorFactor
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -29683,6 +32257,16 @@ func ParseListTwoFactorFactorsResponse(rsp *http.Response) (*ListTwoFactorFactor
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListTwoFactorFactorsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListTwoFactorFactorsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -29794,6 +32378,13 @@ func ParseEnrollTwoFactorFactorResponse(rsp *http.Response) (*EnrollTwoFactorFac
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -29909,6 +32500,16 @@ func ParseEnrollTwoFactorFactorResponse(rsp *http.Response) (*EnrollTwoFactorFac
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers EnrollTwoFactorFactorResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers EnrollTwoFactorFactorResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -30000,6 +32601,13 @@ func ParseDeleteTwoFactorFactorResponse(rsp *http.Response) (*DeleteTwoFactorFac
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30084,6 +32692,16 @@ func ParseDeleteTwoFactorFactorResponse(rsp *http.Response) (*DeleteTwoFactorFac
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers DeleteTwoFactorFactorResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers DeleteTwoFactorFactorResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -30202,6 +32820,13 @@ func ParseVerifyTwoFactorFactorResponse(rsp *http.Response) (*VerifyTwoFactorFac
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -30327,6 +32952,16 @@ func ParseVerifyTwoFactorFactorResponse(rsp *http.Response) (*VerifyTwoFactorFac
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers VerifyTwoFactorFactorResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers VerifyTwoFactorFactorResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -30411,6 +33046,13 @@ func ParseGetTwoFactorSettingsResponse(rsp *http.Response) (*GetTwoFactorSetting
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30485,6 +33127,16 @@ func ParseGetTwoFactorSettingsResponse(rsp *http.Response) (*GetTwoFactorSetting
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetTwoFactorSettingsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetTwoFactorSettingsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -30583,6 +33235,13 @@ func ParseUpdateTwoFactorSettingsResponse(rsp *http.Response) (*UpdateTwoFactorS
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30677,6 +33336,16 @@ func ParseUpdateTwoFactorSettingsResponse(rsp *http.Response) (*UpdateTwoFactorS
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers UpdateTwoFactorSettingsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers UpdateTwoFactorSettingsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -30761,6 +33430,13 @@ func ParseListWalletsResponse(rsp *http.Response) (*ListWalletsResponse, error) 
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30835,6 +33511,16 @@ func ParseListWalletsResponse(rsp *http.Response) (*ListWalletsResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListWalletsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListWalletsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -30946,6 +33632,13 @@ func ParseCreateWalletResponse(rsp *http.Response) (*CreateWalletResponse, error
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest EitherShapeRequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest EitherShapeInternalServerError
@@ -31061,6 +33754,16 @@ func ParseCreateWalletResponse(rsp *http.Response) (*CreateWalletResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateWalletResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateWalletResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -31152,6 +33855,13 @@ func ParseGetWalletResponse(rsp *http.Response) (*GetWalletResponse, error) {
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -31236,6 +33946,16 @@ func ParseGetWalletResponse(rsp *http.Response) (*GetWalletResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetWalletResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetWalletResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -31327,6 +34047,13 @@ func ParseGetWalletBalanceResponse(rsp *http.Response) (*GetWalletBalanceRespons
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest SecondaryRequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest SecondaryInternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -31411,6 +34138,16 @@ func ParseGetWalletBalanceResponse(rsp *http.Response) (*GetWalletBalanceRespons
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetWalletBalanceResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetWalletBalanceResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -31529,6 +34266,13 @@ func ParseFundWalletResponse(rsp *http.Response) (*FundWalletResponse, error) {
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -31654,6 +34398,16 @@ func ParseFundWalletResponse(rsp *http.Response) (*FundWalletResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers FundWalletResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers FundWalletResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -31772,6 +34526,13 @@ func ParseSendFromWalletResponse(rsp *http.Response) (*SendFromWalletResponse, e
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest SecondaryRequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest SecondaryInternalServerError
@@ -31897,6 +34658,16 @@ func ParseSendFromWalletResponse(rsp *http.Response) (*SendFromWalletResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers SendFromWalletResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers SendFromWalletResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -31988,6 +34759,13 @@ func ParseListWalletTransactionsResponse(rsp *http.Response) (*ListWalletTransac
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest SecondaryRequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest SecondaryInternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -32072,6 +34850,16 @@ func ParseListWalletTransactionsResponse(rsp *http.Response) (*ListWalletTransac
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListWalletTransactionsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListWalletTransactionsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -32190,6 +34978,13 @@ func ParseCreateSafeTransactionResponse(rsp *http.Response) (*CreateSafeTransact
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -32315,6 +35110,16 @@ func ParseCreateSafeTransactionResponse(rsp *http.Response) (*CreateSafeTransact
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateSafeTransactionResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateSafeTransactionResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -32433,6 +35238,13 @@ func ParseCreateWalletCardResponse(rsp *http.Response) (*CreateWalletCardRespons
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -32558,6 +35370,16 @@ func ParseCreateWalletCardResponse(rsp *http.Response) (*CreateWalletCardRespons
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateWalletCardResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateWalletCardResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -32669,6 +35491,13 @@ func ParseRedeliverWebhookDeliveryResponse(rsp *http.Response) (*RedeliverWebhoo
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -32784,6 +35613,16 @@ func ParseRedeliverWebhookDeliveryResponse(rsp *http.Response) (*RedeliverWebhoo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers RedeliverWebhookDeliveryResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers RedeliverWebhookDeliveryResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -32868,6 +35707,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -32942,6 +35788,16 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListWebhookEndpointsResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListWebhookEndpointsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -33053,6 +35909,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
@@ -33168,6 +36031,16 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers CreateWebhookEndpointResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateWebhookEndpointResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -33259,6 +36132,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33343,6 +36223,16 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers DeleteWebhookEndpointResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers DeleteWebhookEndpointResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -33434,6 +36324,13 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33518,6 +36415,16 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers GetWebhookEndpointResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetWebhookEndpointResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -33616,6 +36523,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33710,6 +36624,16 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers UpdateWebhookEndpointResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers UpdateWebhookEndpointResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -33801,6 +36725,13 @@ func ParseListWebhookEndpointDeliveriesResponse(rsp *http.Response) (*ListWebhoo
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 431:
+		var dest RequestHeaderFieldsTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON431 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33885,6 +36816,16 @@ func ParseListWebhookEndpointDeliveriesResponse(rsp *http.Response) (*ListWebhoo
 			headers.XRequestId = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 431:
+		var headers ListWebhookEndpointDeliveriesResponse431Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers431 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListWebhookEndpointDeliveriesResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {

@@ -2814,6 +2814,11 @@ type GetCheckoutPageStylesheetResponse400Headers struct {
 	XRequestId string
 }
 
+// GetCheckoutPageStylesheetResponse431Headers the declared response headers of an HTTP 431 response for GetCheckoutPageStylesheet
+type GetCheckoutPageStylesheetResponse431Headers struct {
+	XRequestId string
+}
+
 // GetCheckoutPageStylesheetResponse500Headers the declared response headers of an HTTP 500 response for GetCheckoutPageStylesheet
 type GetCheckoutPageStylesheetResponse500Headers struct {
 	XRequestId string
@@ -2834,6 +2839,8 @@ type GetCheckoutPageStylesheetResponse struct {
 	HTTPResponse *http.Response
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -2844,6 +2851,8 @@ type GetCheckoutPageStylesheetResponse struct {
 	Headers200 *GetCheckoutPageStylesheetResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetCheckoutPageStylesheetResponse400Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetCheckoutPageStylesheetResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCheckoutPageStylesheetResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -2855,6 +2864,11 @@ type GetCheckoutPageStylesheetResponse struct {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r GetCheckoutPageStylesheetResponse) GetJSON400() *BadRequest {
 	return r.JSON400
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetCheckoutPageStylesheetResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -2911,6 +2925,11 @@ type GetCheckoutPageScriptResponse400Headers struct {
 	XRequestId string
 }
 
+// GetCheckoutPageScriptResponse431Headers the declared response headers of an HTTP 431 response for GetCheckoutPageScript
+type GetCheckoutPageScriptResponse431Headers struct {
+	XRequestId string
+}
+
 // GetCheckoutPageScriptResponse500Headers the declared response headers of an HTTP 500 response for GetCheckoutPageScript
 type GetCheckoutPageScriptResponse500Headers struct {
 	XRequestId string
@@ -2931,6 +2950,8 @@ type GetCheckoutPageScriptResponse struct {
 	HTTPResponse *http.Response
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -2941,6 +2962,8 @@ type GetCheckoutPageScriptResponse struct {
 	Headers200 *GetCheckoutPageScriptResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetCheckoutPageScriptResponse400Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetCheckoutPageScriptResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCheckoutPageScriptResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -2952,6 +2975,11 @@ type GetCheckoutPageScriptResponse struct {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r GetCheckoutPageScriptResponse) GetJSON400() *BadRequest {
 	return r.JSON400
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetCheckoutPageScriptResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3008,6 +3036,11 @@ type GetHealthResponse400Headers struct {
 	XRequestId string
 }
 
+// GetHealthResponse431Headers the declared response headers of an HTTP 431 response for GetHealth
+type GetHealthResponse431Headers struct {
+	XRequestId string
+}
+
 // GetHealthResponse500Headers the declared response headers of an HTTP 500 response for GetHealth
 type GetHealthResponse500Headers struct {
 	XRequestId string
@@ -3030,6 +3063,8 @@ type GetHealthResponse struct {
 	JSON200 *Health
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -3040,6 +3075,8 @@ type GetHealthResponse struct {
 	Headers200 *GetHealthResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetHealthResponse400Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetHealthResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetHealthResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -3056,6 +3093,11 @@ func (r GetHealthResponse) GetJSON200() *Health {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r GetHealthResponse) GetJSON400() *BadRequest {
 	return r.JSON400
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetHealthResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3117,6 +3159,11 @@ type GetCheckoutPageResponse404Headers struct {
 	XRequestId string
 }
 
+// GetCheckoutPageResponse431Headers the declared response headers of an HTTP 431 response for GetCheckoutPage
+type GetCheckoutPageResponse431Headers struct {
+	XRequestId string
+}
+
 // GetCheckoutPageResponse500Headers the declared response headers of an HTTP 500 response for GetCheckoutPage
 type GetCheckoutPageResponse500Headers struct {
 	XRequestId string
@@ -3137,6 +3184,8 @@ type GetCheckoutPageResponse struct {
 	HTTPResponse *http.Response
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -3147,6 +3196,8 @@ type GetCheckoutPageResponse struct {
 	Headers400 *GetCheckoutPageResponse400Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetCheckoutPageResponse404Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetCheckoutPageResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCheckoutPageResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -3158,6 +3209,11 @@ type GetCheckoutPageResponse struct {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r GetCheckoutPageResponse) GetJSON400() *BadRequest {
 	return r.JSON400
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetCheckoutPageResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3214,6 +3270,11 @@ type GetCheckoutPageQRCodeResponse404Headers struct {
 	XRequestId string
 }
 
+// GetCheckoutPageQRCodeResponse431Headers the declared response headers of an HTTP 431 response for GetCheckoutPageQRCode
+type GetCheckoutPageQRCodeResponse431Headers struct {
+	XRequestId string
+}
+
 // GetCheckoutPageQRCodeResponse500Headers the declared response headers of an HTTP 500 response for GetCheckoutPageQRCode
 type GetCheckoutPageQRCodeResponse500Headers struct {
 	XRequestId string
@@ -3236,6 +3297,8 @@ type GetCheckoutPageQRCodeResponse struct {
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -3248,6 +3311,8 @@ type GetCheckoutPageQRCodeResponse struct {
 	Headers400 *GetCheckoutPageQRCodeResponse400Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetCheckoutPageQRCodeResponse404Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetCheckoutPageQRCodeResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCheckoutPageQRCodeResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -3264,6 +3329,11 @@ func (r GetCheckoutPageQRCodeResponse) GetJSON400() *BadRequest {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetCheckoutPageQRCodeResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetCheckoutPageQRCodeResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3325,6 +3395,11 @@ type GetCheckoutPageStatusResponse404Headers struct {
 	XRequestId string
 }
 
+// GetCheckoutPageStatusResponse431Headers the declared response headers of an HTTP 431 response for GetCheckoutPageStatus
+type GetCheckoutPageStatusResponse431Headers struct {
+	XRequestId string
+}
+
 // GetCheckoutPageStatusResponse500Headers the declared response headers of an HTTP 500 response for GetCheckoutPageStatus
 type GetCheckoutPageStatusResponse500Headers struct {
 	XRequestId string
@@ -3349,6 +3424,8 @@ type GetCheckoutPageStatusResponse struct {
 	JSON400 *BadRequest
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -3361,6 +3438,8 @@ type GetCheckoutPageStatusResponse struct {
 	Headers400 *GetCheckoutPageStatusResponse400Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetCheckoutPageStatusResponse404Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetCheckoutPageStatusResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCheckoutPageStatusResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -3382,6 +3461,11 @@ func (r GetCheckoutPageStatusResponse) GetJSON400() *BadRequest {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetCheckoutPageStatusResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetCheckoutPageStatusResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3438,6 +3522,11 @@ type GetReadinessResponse400Headers struct {
 	XRequestId string
 }
 
+// GetReadinessResponse431Headers the declared response headers of an HTTP 431 response for GetReadiness
+type GetReadinessResponse431Headers struct {
+	XRequestId string
+}
+
 // GetReadinessResponse500Headers the declared response headers of an HTTP 500 response for GetReadiness
 type GetReadinessResponse500Headers struct {
 	XRequestId string
@@ -3460,6 +3549,8 @@ type GetReadinessResponse struct {
 	JSON200 *Readiness
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -3470,6 +3561,8 @@ type GetReadinessResponse struct {
 	Headers200 *GetReadinessResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetReadinessResponse400Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetReadinessResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetReadinessResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -3486,6 +3579,11 @@ func (r GetReadinessResponse) GetJSON200() *Readiness {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r GetReadinessResponse) GetJSON400() *BadRequest {
 	return r.JSON400
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetReadinessResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3552,6 +3650,11 @@ type AdminListDisabledWebhookEndpointsResponse429Headers struct {
 	XRequestId string
 }
 
+// AdminListDisabledWebhookEndpointsResponse431Headers the declared response headers of an HTTP 431 response for AdminListDisabledWebhookEndpoints
+type AdminListDisabledWebhookEndpointsResponse431Headers struct {
+	XRequestId string
+}
+
 // AdminListDisabledWebhookEndpointsResponse500Headers the declared response headers of an HTTP 500 response for AdminListDisabledWebhookEndpoints
 type AdminListDisabledWebhookEndpointsResponse500Headers struct {
 	XRequestId string
@@ -3578,6 +3681,8 @@ type AdminListDisabledWebhookEndpointsResponse struct {
 	JSON401 *Unauthorized
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -3592,6 +3697,8 @@ type AdminListDisabledWebhookEndpointsResponse struct {
 	Headers401 *AdminListDisabledWebhookEndpointsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AdminListDisabledWebhookEndpointsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *AdminListDisabledWebhookEndpointsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *AdminListDisabledWebhookEndpointsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -3618,6 +3725,11 @@ func (r AdminListDisabledWebhookEndpointsResponse) GetJSON401() *Unauthorized {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r AdminListDisabledWebhookEndpointsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r AdminListDisabledWebhookEndpointsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3684,6 +3796,11 @@ type AdminListFailedJobsResponse429Headers struct {
 	XRequestId string
 }
 
+// AdminListFailedJobsResponse431Headers the declared response headers of an HTTP 431 response for AdminListFailedJobs
+type AdminListFailedJobsResponse431Headers struct {
+	XRequestId string
+}
+
 // AdminListFailedJobsResponse500Headers the declared response headers of an HTTP 500 response for AdminListFailedJobs
 type AdminListFailedJobsResponse500Headers struct {
 	XRequestId string
@@ -3710,6 +3827,8 @@ type AdminListFailedJobsResponse struct {
 	JSON401 *Unauthorized
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -3724,6 +3843,8 @@ type AdminListFailedJobsResponse struct {
 	Headers401 *AdminListFailedJobsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AdminListFailedJobsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *AdminListFailedJobsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *AdminListFailedJobsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -3750,6 +3871,11 @@ func (r AdminListFailedJobsResponse) GetJSON401() *Unauthorized {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r AdminListFailedJobsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r AdminListFailedJobsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -3836,6 +3962,11 @@ type AdminArbiterSignInvoiceResponse429Headers struct {
 	XRequestId string
 }
 
+// AdminArbiterSignInvoiceResponse431Headers the declared response headers of an HTTP 431 response for AdminArbiterSignInvoice
+type AdminArbiterSignInvoiceResponse431Headers struct {
+	XRequestId string
+}
+
 // AdminArbiterSignInvoiceResponse500Headers the declared response headers of an HTTP 500 response for AdminArbiterSignInvoice
 type AdminArbiterSignInvoiceResponse500Headers struct {
 	XRequestId string
@@ -3870,6 +4001,8 @@ type AdminArbiterSignInvoiceResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -3892,6 +4025,8 @@ type AdminArbiterSignInvoiceResponse struct {
 	Headers422 *AdminArbiterSignInvoiceResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AdminArbiterSignInvoiceResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *AdminArbiterSignInvoiceResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *AdminArbiterSignInvoiceResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -3938,6 +4073,11 @@ func (r AdminArbiterSignInvoiceResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r AdminArbiterSignInvoiceResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r AdminArbiterSignInvoiceResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4019,6 +4159,11 @@ type AdminApproveOfframpReviewResponse429Headers struct {
 	XRequestId string
 }
 
+// AdminApproveOfframpReviewResponse431Headers the declared response headers of an HTTP 431 response for AdminApproveOfframpReview
+type AdminApproveOfframpReviewResponse431Headers struct {
+	XRequestId string
+}
+
 // AdminApproveOfframpReviewResponse500Headers the declared response headers of an HTTP 500 response for AdminApproveOfframpReview
 type AdminApproveOfframpReviewResponse500Headers struct {
 	XRequestId string
@@ -4051,6 +4196,8 @@ type AdminApproveOfframpReviewResponse struct {
 	JSON413 *RequestEntityTooLarge
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -4071,6 +4218,8 @@ type AdminApproveOfframpReviewResponse struct {
 	Headers413 *AdminApproveOfframpReviewResponse413Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AdminApproveOfframpReviewResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *AdminApproveOfframpReviewResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *AdminApproveOfframpReviewResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -4112,6 +4261,11 @@ func (r AdminApproveOfframpReviewResponse) GetJSON413() *RequestEntityTooLarge {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r AdminApproveOfframpReviewResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r AdminApproveOfframpReviewResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4193,6 +4347,11 @@ type AdminSetProviderLiquidityResponse429Headers struct {
 	XRequestId string
 }
 
+// AdminSetProviderLiquidityResponse431Headers the declared response headers of an HTTP 431 response for AdminSetProviderLiquidity
+type AdminSetProviderLiquidityResponse431Headers struct {
+	XRequestId string
+}
+
 // AdminSetProviderLiquidityResponse500Headers the declared response headers of an HTTP 500 response for AdminSetProviderLiquidity
 type AdminSetProviderLiquidityResponse500Headers struct {
 	XRequestId string
@@ -4225,6 +4384,8 @@ type AdminSetProviderLiquidityResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -4245,6 +4406,8 @@ type AdminSetProviderLiquidityResponse struct {
 	Headers415 *AdminSetProviderLiquidityResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AdminSetProviderLiquidityResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *AdminSetProviderLiquidityResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *AdminSetProviderLiquidityResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -4286,6 +4449,11 @@ func (r AdminSetProviderLiquidityResponse) GetJSON415() *UnsupportedMediaType {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r AdminSetProviderLiquidityResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r AdminSetProviderLiquidityResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4352,6 +4520,11 @@ type AdminListStuckWorkResponse429Headers struct {
 	XRequestId string
 }
 
+// AdminListStuckWorkResponse431Headers the declared response headers of an HTTP 431 response for AdminListStuckWork
+type AdminListStuckWorkResponse431Headers struct {
+	XRequestId string
+}
+
 // AdminListStuckWorkResponse500Headers the declared response headers of an HTTP 500 response for AdminListStuckWork
 type AdminListStuckWorkResponse500Headers struct {
 	XRequestId string
@@ -4378,6 +4551,8 @@ type AdminListStuckWorkResponse struct {
 	JSON401 *Unauthorized
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -4392,6 +4567,8 @@ type AdminListStuckWorkResponse struct {
 	Headers401 *AdminListStuckWorkResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AdminListStuckWorkResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *AdminListStuckWorkResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *AdminListStuckWorkResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -4418,6 +4595,11 @@ func (r AdminListStuckWorkResponse) GetJSON401() *Unauthorized {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r AdminListStuckWorkResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r AdminListStuckWorkResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4484,6 +4666,11 @@ type AdminFindTenantsResponse429Headers struct {
 	XRequestId string
 }
 
+// AdminFindTenantsResponse431Headers the declared response headers of an HTTP 431 response for AdminFindTenants
+type AdminFindTenantsResponse431Headers struct {
+	XRequestId string
+}
+
 // AdminFindTenantsResponse500Headers the declared response headers of an HTTP 500 response for AdminFindTenants
 type AdminFindTenantsResponse500Headers struct {
 	XRequestId string
@@ -4510,6 +4697,8 @@ type AdminFindTenantsResponse struct {
 	JSON401 *Unauthorized
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -4524,6 +4713,8 @@ type AdminFindTenantsResponse struct {
 	Headers401 *AdminFindTenantsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AdminFindTenantsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *AdminFindTenantsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *AdminFindTenantsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -4550,6 +4741,11 @@ func (r AdminFindTenantsResponse) GetJSON401() *Unauthorized {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r AdminFindTenantsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r AdminFindTenantsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4621,6 +4817,11 @@ type ListAgentsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListAgentsResponse431Headers the declared response headers of an HTTP 431 response for ListAgents
+type ListAgentsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListAgentsResponse500Headers the declared response headers of an HTTP 500 response for ListAgents
 type ListAgentsResponse500Headers struct {
 	XRequestId string
@@ -4649,6 +4850,8 @@ type ListAgentsResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -4665,6 +4868,8 @@ type ListAgentsResponse struct {
 	Headers403 *ListAgentsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListAgentsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListAgentsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListAgentsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -4696,6 +4901,11 @@ func (r ListAgentsResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListAgentsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListAgentsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4787,6 +4997,11 @@ type CreateAgentResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateAgentResponse431Headers the declared response headers of an HTTP 431 response for CreateAgent
+type CreateAgentResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateAgentResponse500Headers the declared response headers of an HTTP 500 response for CreateAgent
 type CreateAgentResponse500Headers struct {
 	XRequestId string
@@ -4823,6 +5038,8 @@ type CreateAgentResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -4847,6 +5064,8 @@ type CreateAgentResponse struct {
 	Headers422 *CreateAgentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateAgentResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateAgentResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateAgentResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -4898,6 +5117,11 @@ func (r CreateAgentResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateAgentResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateAgentResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -4974,6 +5198,11 @@ type GetAgentResponse429Headers struct {
 	XRequestId string
 }
 
+// GetAgentResponse431Headers the declared response headers of an HTTP 431 response for GetAgent
+type GetAgentResponse431Headers struct {
+	XRequestId string
+}
+
 // GetAgentResponse500Headers the declared response headers of an HTTP 500 response for GetAgent
 type GetAgentResponse500Headers struct {
 	XRequestId string
@@ -5004,6 +5233,8 @@ type GetAgentResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -5022,6 +5253,8 @@ type GetAgentResponse struct {
 	Headers404 *GetAgentResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetAgentResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetAgentResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetAgentResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -5058,6 +5291,11 @@ func (r GetAgentResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetAgentResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetAgentResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -5134,6 +5372,11 @@ type ListAgentActivityResponse429Headers struct {
 	XRequestId string
 }
 
+// ListAgentActivityResponse431Headers the declared response headers of an HTTP 431 response for ListAgentActivity
+type ListAgentActivityResponse431Headers struct {
+	XRequestId string
+}
+
 // ListAgentActivityResponse500Headers the declared response headers of an HTTP 500 response for ListAgentActivity
 type ListAgentActivityResponse500Headers struct {
 	XRequestId string
@@ -5164,6 +5407,8 @@ type ListAgentActivityResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -5182,6 +5427,8 @@ type ListAgentActivityResponse struct {
 	Headers404 *ListAgentActivityResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListAgentActivityResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListAgentActivityResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListAgentActivityResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -5218,6 +5465,11 @@ func (r ListAgentActivityResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListAgentActivityResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListAgentActivityResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -5314,6 +5566,11 @@ type CreateAgentCardResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateAgentCardResponse431Headers the declared response headers of an HTTP 431 response for CreateAgentCard
+type CreateAgentCardResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateAgentCardResponse500Headers the declared response headers of an HTTP 500 response for CreateAgentCard
 type CreateAgentCardResponse500Headers struct {
 	XRequestId string
@@ -5352,6 +5609,8 @@ type CreateAgentCardResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -5378,6 +5637,8 @@ type CreateAgentCardResponse struct {
 	Headers422 *CreateAgentCardResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateAgentCardResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateAgentCardResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateAgentCardResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -5434,6 +5695,11 @@ func (r CreateAgentCardResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateAgentCardResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateAgentCardResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -5530,6 +5796,11 @@ type CreateAgentKeyResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateAgentKeyResponse431Headers the declared response headers of an HTTP 431 response for CreateAgentKey
+type CreateAgentKeyResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateAgentKeyResponse500Headers the declared response headers of an HTTP 500 response for CreateAgentKey
 type CreateAgentKeyResponse500Headers struct {
 	XRequestId string
@@ -5568,6 +5839,8 @@ type CreateAgentKeyResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -5594,6 +5867,8 @@ type CreateAgentKeyResponse struct {
 	Headers422 *CreateAgentKeyResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateAgentKeyResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateAgentKeyResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateAgentKeyResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -5650,6 +5925,11 @@ func (r CreateAgentKeyResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateAgentKeyResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateAgentKeyResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -5726,6 +6006,11 @@ type GetAgentLimitsResponse429Headers struct {
 	XRequestId string
 }
 
+// GetAgentLimitsResponse431Headers the declared response headers of an HTTP 431 response for GetAgentLimits
+type GetAgentLimitsResponse431Headers struct {
+	XRequestId string
+}
+
 // GetAgentLimitsResponse500Headers the declared response headers of an HTTP 500 response for GetAgentLimits
 type GetAgentLimitsResponse500Headers struct {
 	XRequestId string
@@ -5756,6 +6041,8 @@ type GetAgentLimitsResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -5774,6 +6061,8 @@ type GetAgentLimitsResponse struct {
 	Headers404 *GetAgentLimitsResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetAgentLimitsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetAgentLimitsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetAgentLimitsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -5810,6 +6099,11 @@ func (r GetAgentLimitsResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetAgentLimitsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetAgentLimitsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -5896,6 +6190,11 @@ type UpdateAgentLimitsResponse429Headers struct {
 	XRequestId string
 }
 
+// UpdateAgentLimitsResponse431Headers the declared response headers of an HTTP 431 response for UpdateAgentLimits
+type UpdateAgentLimitsResponse431Headers struct {
+	XRequestId string
+}
+
 // UpdateAgentLimitsResponse500Headers the declared response headers of an HTTP 500 response for UpdateAgentLimits
 type UpdateAgentLimitsResponse500Headers struct {
 	XRequestId string
@@ -5930,6 +6229,8 @@ type UpdateAgentLimitsResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -5952,6 +6253,8 @@ type UpdateAgentLimitsResponse struct {
 	Headers415 *UpdateAgentLimitsResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateAgentLimitsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *UpdateAgentLimitsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *UpdateAgentLimitsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -5998,6 +6301,11 @@ func (r UpdateAgentLimitsResponse) GetJSON415() *UnsupportedMediaType {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r UpdateAgentLimitsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r UpdateAgentLimitsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6089,6 +6397,11 @@ type ReactivateAgentResponse429Headers struct {
 	XRequestId string
 }
 
+// ReactivateAgentResponse431Headers the declared response headers of an HTTP 431 response for ReactivateAgent
+type ReactivateAgentResponse431Headers struct {
+	XRequestId string
+}
+
 // ReactivateAgentResponse500Headers the declared response headers of an HTTP 500 response for ReactivateAgent
 type ReactivateAgentResponse500Headers struct {
 	XRequestId string
@@ -6125,6 +6438,8 @@ type ReactivateAgentResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -6149,6 +6464,8 @@ type ReactivateAgentResponse struct {
 	Headers422 *ReactivateAgentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ReactivateAgentResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ReactivateAgentResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ReactivateAgentResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -6200,6 +6517,11 @@ func (r ReactivateAgentResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ReactivateAgentResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ReactivateAgentResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6291,6 +6613,11 @@ type SuspendAgentResponse429Headers struct {
 	XRequestId string
 }
 
+// SuspendAgentResponse431Headers the declared response headers of an HTTP 431 response for SuspendAgent
+type SuspendAgentResponse431Headers struct {
+	XRequestId string
+}
+
 // SuspendAgentResponse500Headers the declared response headers of an HTTP 500 response for SuspendAgent
 type SuspendAgentResponse500Headers struct {
 	XRequestId string
@@ -6327,6 +6654,8 @@ type SuspendAgentResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -6351,6 +6680,8 @@ type SuspendAgentResponse struct {
 	Headers422 *SuspendAgentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SuspendAgentResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SuspendAgentResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SuspendAgentResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -6402,6 +6733,11 @@ func (r SuspendAgentResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SuspendAgentResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SuspendAgentResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6498,6 +6834,11 @@ type CreateAgentWalletResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateAgentWalletResponse431Headers the declared response headers of an HTTP 431 response for CreateAgentWallet
+type CreateAgentWalletResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateAgentWalletResponse500Headers the declared response headers of an HTTP 500 response for CreateAgentWallet
 type CreateAgentWalletResponse500Headers struct {
 	XRequestId string
@@ -6536,6 +6877,8 @@ type CreateAgentWalletResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -6562,6 +6905,8 @@ type CreateAgentWalletResponse struct {
 	Headers422 *CreateAgentWalletResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateAgentWalletResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateAgentWalletResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateAgentWalletResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -6618,6 +6963,11 @@ func (r CreateAgentWalletResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateAgentWalletResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateAgentWalletResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6689,6 +7039,11 @@ type ListApiKeysResponse429Headers struct {
 	XRequestId string
 }
 
+// ListApiKeysResponse431Headers the declared response headers of an HTTP 431 response for ListApiKeys
+type ListApiKeysResponse431Headers struct {
+	XRequestId string
+}
+
 // ListApiKeysResponse500Headers the declared response headers of an HTTP 500 response for ListApiKeys
 type ListApiKeysResponse500Headers struct {
 	XRequestId string
@@ -6717,6 +7072,8 @@ type ListApiKeysResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -6733,6 +7090,8 @@ type ListApiKeysResponse struct {
 	Headers403 *ListApiKeysResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListApiKeysResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListApiKeysResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListApiKeysResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -6764,6 +7123,11 @@ func (r ListApiKeysResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListApiKeysResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListApiKeysResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -6855,6 +7219,11 @@ type CreateApiKeyResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateApiKeyResponse431Headers the declared response headers of an HTTP 431 response for CreateApiKey
+type CreateApiKeyResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateApiKeyResponse500Headers the declared response headers of an HTTP 500 response for CreateApiKey
 type CreateApiKeyResponse500Headers struct {
 	XRequestId string
@@ -6891,6 +7260,8 @@ type CreateApiKeyResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -6915,6 +7286,8 @@ type CreateApiKeyResponse struct {
 	Headers422 *CreateApiKeyResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateApiKeyResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateApiKeyResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateApiKeyResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -6966,6 +7339,11 @@ func (r CreateApiKeyResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateApiKeyResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateApiKeyResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7057,6 +7435,11 @@ type RevokeApiKeyResponse429Headers struct {
 	XRequestId string
 }
 
+// RevokeApiKeyResponse431Headers the declared response headers of an HTTP 431 response for RevokeApiKey
+type RevokeApiKeyResponse431Headers struct {
+	XRequestId string
+}
+
 // RevokeApiKeyResponse500Headers the declared response headers of an HTTP 500 response for RevokeApiKey
 type RevokeApiKeyResponse500Headers struct {
 	XRequestId string
@@ -7093,6 +7476,8 @@ type RevokeApiKeyResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -7117,6 +7502,8 @@ type RevokeApiKeyResponse struct {
 	Headers422 *RevokeApiKeyResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RevokeApiKeyResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *RevokeApiKeyResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *RevokeApiKeyResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7168,6 +7555,11 @@ func (r RevokeApiKeyResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r RevokeApiKeyResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r RevokeApiKeyResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7239,6 +7631,11 @@ type ListBalanceTransactionsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListBalanceTransactionsResponse431Headers the declared response headers of an HTTP 431 response for ListBalanceTransactions
+type ListBalanceTransactionsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListBalanceTransactionsResponse500Headers the declared response headers of an HTTP 500 response for ListBalanceTransactions
 type ListBalanceTransactionsResponse500Headers struct {
 	XRequestId string
@@ -7267,6 +7664,8 @@ type ListBalanceTransactionsResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -7283,6 +7682,8 @@ type ListBalanceTransactionsResponse struct {
 	Headers403 *ListBalanceTransactionsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListBalanceTransactionsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListBalanceTransactionsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListBalanceTransactionsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7314,6 +7715,11 @@ func (r ListBalanceTransactionsResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListBalanceTransactionsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListBalanceTransactionsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7385,6 +7791,11 @@ type ListBalancesResponse429Headers struct {
 	XRequestId string
 }
 
+// ListBalancesResponse431Headers the declared response headers of an HTTP 431 response for ListBalances
+type ListBalancesResponse431Headers struct {
+	XRequestId string
+}
+
 // ListBalancesResponse500Headers the declared response headers of an HTTP 500 response for ListBalances
 type ListBalancesResponse500Headers struct {
 	XRequestId string
@@ -7413,6 +7824,8 @@ type ListBalancesResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -7429,6 +7842,8 @@ type ListBalancesResponse struct {
 	Headers403 *ListBalancesResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListBalancesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListBalancesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListBalancesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7460,6 +7875,11 @@ func (r ListBalancesResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListBalancesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListBalancesResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7556,6 +7976,11 @@ type CreateBillResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateBillResponse431Headers the declared response headers of an HTTP 431 response for CreateBill
+type CreateBillResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateBillResponse500Headers the declared response headers of an HTTP 500 response for CreateBill
 type CreateBillResponse500Headers struct {
 	XRequestId string
@@ -7594,6 +8019,8 @@ type CreateBillResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -7620,6 +8047,8 @@ type CreateBillResponse struct {
 	Headers422 *CreateBillResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateBillResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateBillResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateBillResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7676,6 +8105,11 @@ func (r CreateBillResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateBillResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateBillResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7747,6 +8181,11 @@ type ListInboundBillsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListInboundBillsResponse431Headers the declared response headers of an HTTP 431 response for ListInboundBills
+type ListInboundBillsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListInboundBillsResponse500Headers the declared response headers of an HTTP 500 response for ListInboundBills
 type ListInboundBillsResponse500Headers struct {
 	XRequestId string
@@ -7775,6 +8214,8 @@ type ListInboundBillsResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -7791,6 +8232,8 @@ type ListInboundBillsResponse struct {
 	Headers403 *ListInboundBillsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListInboundBillsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListInboundBillsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListInboundBillsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7822,6 +8265,11 @@ func (r ListInboundBillsResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListInboundBillsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListInboundBillsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -7898,6 +8346,11 @@ type GetInboundBillResponse429Headers struct {
 	XRequestId string
 }
 
+// GetInboundBillResponse431Headers the declared response headers of an HTTP 431 response for GetInboundBill
+type GetInboundBillResponse431Headers struct {
+	XRequestId string
+}
+
 // GetInboundBillResponse500Headers the declared response headers of an HTTP 500 response for GetInboundBill
 type GetInboundBillResponse500Headers struct {
 	XRequestId string
@@ -7928,6 +8381,8 @@ type GetInboundBillResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -7946,6 +8401,8 @@ type GetInboundBillResponse struct {
 	Headers404 *GetInboundBillResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetInboundBillResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetInboundBillResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetInboundBillResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7982,6 +8439,11 @@ func (r GetInboundBillResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetInboundBillResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetInboundBillResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -8078,6 +8540,11 @@ type AcceptInboundBillResponse429Headers struct {
 	XRequestId string
 }
 
+// AcceptInboundBillResponse431Headers the declared response headers of an HTTP 431 response for AcceptInboundBill
+type AcceptInboundBillResponse431Headers struct {
+	XRequestId string
+}
+
 // AcceptInboundBillResponse500Headers the declared response headers of an HTTP 500 response for AcceptInboundBill
 type AcceptInboundBillResponse500Headers struct {
 	XRequestId string
@@ -8116,6 +8583,8 @@ type AcceptInboundBillResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -8142,6 +8611,8 @@ type AcceptInboundBillResponse struct {
 	Headers422 *AcceptInboundBillResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AcceptInboundBillResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *AcceptInboundBillResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *AcceptInboundBillResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -8198,6 +8669,11 @@ func (r AcceptInboundBillResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r AcceptInboundBillResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r AcceptInboundBillResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -8269,6 +8745,11 @@ type GetCapabilitiesResponse429Headers struct {
 	XRequestId string
 }
 
+// GetCapabilitiesResponse431Headers the declared response headers of an HTTP 431 response for GetCapabilities
+type GetCapabilitiesResponse431Headers struct {
+	XRequestId string
+}
+
 // GetCapabilitiesResponse500Headers the declared response headers of an HTTP 500 response for GetCapabilities
 type GetCapabilitiesResponse500Headers struct {
 	XRequestId string
@@ -8297,6 +8778,8 @@ type GetCapabilitiesResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -8313,6 +8796,8 @@ type GetCapabilitiesResponse struct {
 	Headers403 *GetCapabilitiesResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetCapabilitiesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetCapabilitiesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCapabilitiesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -8344,6 +8829,11 @@ func (r GetCapabilitiesResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetCapabilitiesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetCapabilitiesResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -8415,6 +8905,11 @@ type ListCardholdersResponse429Headers struct {
 	XRequestId string
 }
 
+// ListCardholdersResponse431Headers the declared response headers of an HTTP 431 response for ListCardholders
+type ListCardholdersResponse431Headers struct {
+	XRequestId string
+}
+
 // ListCardholdersResponse500Headers the declared response headers of an HTTP 500 response for ListCardholders
 type ListCardholdersResponse500Headers struct {
 	XRequestId string
@@ -8443,6 +8938,8 @@ type ListCardholdersResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -8459,6 +8956,8 @@ type ListCardholdersResponse struct {
 	Headers403 *ListCardholdersResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListCardholdersResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListCardholdersResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListCardholdersResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -8490,6 +8989,11 @@ func (r ListCardholdersResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListCardholdersResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListCardholdersResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -8581,6 +9085,11 @@ type CreateCardholderResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateCardholderResponse431Headers the declared response headers of an HTTP 431 response for CreateCardholder
+type CreateCardholderResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateCardholderResponse500Headers the declared response headers of an HTTP 500 response for CreateCardholder
 type CreateCardholderResponse500Headers struct {
 	XRequestId string
@@ -8617,6 +9126,8 @@ type CreateCardholderResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -8641,6 +9152,8 @@ type CreateCardholderResponse struct {
 	Headers422 *CreateCardholderResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateCardholderResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateCardholderResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateCardholderResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -8692,6 +9205,11 @@ func (r CreateCardholderResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateCardholderResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateCardholderResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -8763,6 +9281,11 @@ type ListCardsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListCardsResponse431Headers the declared response headers of an HTTP 431 response for ListCards
+type ListCardsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListCardsResponse500Headers the declared response headers of an HTTP 500 response for ListCards
 type ListCardsResponse500Headers struct {
 	XRequestId string
@@ -8791,6 +9314,8 @@ type ListCardsResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -8807,6 +9332,8 @@ type ListCardsResponse struct {
 	Headers403 *ListCardsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListCardsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListCardsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListCardsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -8838,6 +9365,11 @@ func (r ListCardsResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListCardsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListCardsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -8934,6 +9466,11 @@ type CreateCardResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateCardResponse431Headers the declared response headers of an HTTP 431 response for CreateCard
+type CreateCardResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateCardResponse500Headers the declared response headers of an HTTP 500 response for CreateCard
 type CreateCardResponse500Headers struct {
 	XRequestId string
@@ -8972,6 +9509,8 @@ type CreateCardResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -8998,6 +9537,8 @@ type CreateCardResponse struct {
 	Headers422 *CreateCardResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateCardResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateCardResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateCardResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -9054,6 +9595,11 @@ func (r CreateCardResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateCardResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateCardResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -9130,6 +9676,11 @@ type GetCardResponse429Headers struct {
 	XRequestId string
 }
 
+// GetCardResponse431Headers the declared response headers of an HTTP 431 response for GetCard
+type GetCardResponse431Headers struct {
+	XRequestId string
+}
+
 // GetCardResponse500Headers the declared response headers of an HTTP 500 response for GetCard
 type GetCardResponse500Headers struct {
 	XRequestId string
@@ -9160,6 +9711,8 @@ type GetCardResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -9178,6 +9731,8 @@ type GetCardResponse struct {
 	Headers404 *GetCardResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetCardResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetCardResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCardResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -9214,6 +9769,11 @@ func (r GetCardResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetCardResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetCardResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -9290,6 +9850,11 @@ type ListCardAuthorizationsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListCardAuthorizationsResponse431Headers the declared response headers of an HTTP 431 response for ListCardAuthorizations
+type ListCardAuthorizationsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListCardAuthorizationsResponse500Headers the declared response headers of an HTTP 500 response for ListCardAuthorizations
 type ListCardAuthorizationsResponse500Headers struct {
 	XRequestId string
@@ -9320,6 +9885,8 @@ type ListCardAuthorizationsResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -9338,6 +9905,8 @@ type ListCardAuthorizationsResponse struct {
 	Headers404 *ListCardAuthorizationsResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListCardAuthorizationsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListCardAuthorizationsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListCardAuthorizationsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -9374,6 +9943,11 @@ func (r ListCardAuthorizationsResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListCardAuthorizationsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListCardAuthorizationsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -9470,6 +10044,11 @@ type CreateCardEphemeralKeyResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateCardEphemeralKeyResponse431Headers the declared response headers of an HTTP 431 response for CreateCardEphemeralKey
+type CreateCardEphemeralKeyResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateCardEphemeralKeyResponse500Headers the declared response headers of an HTTP 500 response for CreateCardEphemeralKey
 type CreateCardEphemeralKeyResponse500Headers struct {
 	XRequestId string
@@ -9508,6 +10087,8 @@ type CreateCardEphemeralKeyResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -9534,6 +10115,8 @@ type CreateCardEphemeralKeyResponse struct {
 	Headers422 *CreateCardEphemeralKeyResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateCardEphemeralKeyResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateCardEphemeralKeyResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateCardEphemeralKeyResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -9590,6 +10173,11 @@ func (r CreateCardEphemeralKeyResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateCardEphemeralKeyResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateCardEphemeralKeyResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -9681,6 +10269,11 @@ type FreezeCardResponse429Headers struct {
 	XRequestId string
 }
 
+// FreezeCardResponse431Headers the declared response headers of an HTTP 431 response for FreezeCard
+type FreezeCardResponse431Headers struct {
+	XRequestId string
+}
+
 // FreezeCardResponse500Headers the declared response headers of an HTTP 500 response for FreezeCard
 type FreezeCardResponse500Headers struct {
 	XRequestId string
@@ -9717,6 +10310,8 @@ type FreezeCardResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -9741,6 +10336,8 @@ type FreezeCardResponse struct {
 	Headers422 *FreezeCardResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *FreezeCardResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *FreezeCardResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *FreezeCardResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -9792,6 +10389,11 @@ func (r FreezeCardResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r FreezeCardResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r FreezeCardResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -9868,6 +10470,11 @@ type GetCardLimitsResponse429Headers struct {
 	XRequestId string
 }
 
+// GetCardLimitsResponse431Headers the declared response headers of an HTTP 431 response for GetCardLimits
+type GetCardLimitsResponse431Headers struct {
+	XRequestId string
+}
+
 // GetCardLimitsResponse500Headers the declared response headers of an HTTP 500 response for GetCardLimits
 type GetCardLimitsResponse500Headers struct {
 	XRequestId string
@@ -9898,6 +10505,8 @@ type GetCardLimitsResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -9916,6 +10525,8 @@ type GetCardLimitsResponse struct {
 	Headers404 *GetCardLimitsResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetCardLimitsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetCardLimitsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCardLimitsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -9952,6 +10563,11 @@ func (r GetCardLimitsResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetCardLimitsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetCardLimitsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -10038,6 +10654,11 @@ type UpdateCardLimitsResponse429Headers struct {
 	XRequestId string
 }
 
+// UpdateCardLimitsResponse431Headers the declared response headers of an HTTP 431 response for UpdateCardLimits
+type UpdateCardLimitsResponse431Headers struct {
+	XRequestId string
+}
+
 // UpdateCardLimitsResponse500Headers the declared response headers of an HTTP 500 response for UpdateCardLimits
 type UpdateCardLimitsResponse500Headers struct {
 	XRequestId string
@@ -10072,6 +10693,8 @@ type UpdateCardLimitsResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -10094,6 +10717,8 @@ type UpdateCardLimitsResponse struct {
 	Headers415 *UpdateCardLimitsResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateCardLimitsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *UpdateCardLimitsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *UpdateCardLimitsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -10140,6 +10765,11 @@ func (r UpdateCardLimitsResponse) GetJSON415() *UnsupportedMediaType {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r UpdateCardLimitsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r UpdateCardLimitsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -10231,6 +10861,11 @@ type UnfreezeCardResponse429Headers struct {
 	XRequestId string
 }
 
+// UnfreezeCardResponse431Headers the declared response headers of an HTTP 431 response for UnfreezeCard
+type UnfreezeCardResponse431Headers struct {
+	XRequestId string
+}
+
 // UnfreezeCardResponse500Headers the declared response headers of an HTTP 500 response for UnfreezeCard
 type UnfreezeCardResponse500Headers struct {
 	XRequestId string
@@ -10267,6 +10902,8 @@ type UnfreezeCardResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -10291,6 +10928,8 @@ type UnfreezeCardResponse struct {
 	Headers422 *UnfreezeCardResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UnfreezeCardResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *UnfreezeCardResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *UnfreezeCardResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -10342,6 +10981,11 @@ func (r UnfreezeCardResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r UnfreezeCardResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r UnfreezeCardResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -10413,6 +11057,11 @@ type ListCheckoutsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListCheckoutsResponse431Headers the declared response headers of an HTTP 431 response for ListCheckouts
+type ListCheckoutsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListCheckoutsResponse500Headers the declared response headers of an HTTP 500 response for ListCheckouts
 type ListCheckoutsResponse500Headers struct {
 	XRequestId string
@@ -10441,6 +11090,8 @@ type ListCheckoutsResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -10457,6 +11108,8 @@ type ListCheckoutsResponse struct {
 	Headers403 *ListCheckoutsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListCheckoutsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListCheckoutsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListCheckoutsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -10488,6 +11141,11 @@ func (r ListCheckoutsResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListCheckoutsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListCheckoutsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -10559,6 +11217,11 @@ type GetClaimResponse429Headers struct {
 	XRequestId string
 }
 
+// GetClaimResponse431Headers the declared response headers of an HTTP 431 response for GetClaim
+type GetClaimResponse431Headers struct {
+	XRequestId string
+}
+
 // GetClaimResponse500Headers the declared response headers of an HTTP 500 response for GetClaim
 type GetClaimResponse500Headers struct {
 	XRequestId string
@@ -10587,6 +11250,8 @@ type GetClaimResponse struct {
 	JSON409 *Conflict
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -10603,6 +11268,8 @@ type GetClaimResponse struct {
 	Headers409 *GetClaimResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetClaimResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetClaimResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetClaimResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -10634,6 +11301,11 @@ func (r GetClaimResponse) GetJSON409() *Conflict {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetClaimResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetClaimResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -10715,6 +11387,11 @@ type SendClaimPhoneCodeResponse429Headers struct {
 	XRequestId string
 }
 
+// SendClaimPhoneCodeResponse431Headers the declared response headers of an HTTP 431 response for SendClaimPhoneCode
+type SendClaimPhoneCodeResponse431Headers struct {
+	XRequestId string
+}
+
 // SendClaimPhoneCodeResponse500Headers the declared response headers of an HTTP 500 response for SendClaimPhoneCode
 type SendClaimPhoneCodeResponse500Headers struct {
 	XRequestId string
@@ -10752,6 +11429,8 @@ type SendClaimPhoneCodeResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
@@ -10774,6 +11453,8 @@ type SendClaimPhoneCodeResponse struct {
 	Headers422 *SendClaimPhoneCodeResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SendClaimPhoneCodeResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SendClaimPhoneCodeResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SendClaimPhoneCodeResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
@@ -10817,6 +11498,11 @@ func (r SendClaimPhoneCodeResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SendClaimPhoneCodeResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SendClaimPhoneCodeResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -10913,6 +11599,11 @@ type VerifyClaimPhoneCodeResponse429Headers struct {
 	XRequestId string
 }
 
+// VerifyClaimPhoneCodeResponse431Headers the declared response headers of an HTTP 431 response for VerifyClaimPhoneCode
+type VerifyClaimPhoneCodeResponse431Headers struct {
+	XRequestId string
+}
+
 // VerifyClaimPhoneCodeResponse500Headers the declared response headers of an HTTP 500 response for VerifyClaimPhoneCode
 type VerifyClaimPhoneCodeResponse500Headers struct {
 	XRequestId string
@@ -10954,6 +11645,8 @@ type VerifyClaimPhoneCodeResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
@@ -10980,6 +11673,8 @@ type VerifyClaimPhoneCodeResponse struct {
 	Headers422 *VerifyClaimPhoneCodeResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *VerifyClaimPhoneCodeResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *VerifyClaimPhoneCodeResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *VerifyClaimPhoneCodeResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
@@ -11033,6 +11728,11 @@ func (r VerifyClaimPhoneCodeResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r VerifyClaimPhoneCodeResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r VerifyClaimPhoneCodeResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -11134,6 +11834,11 @@ type RedeemClaimResponse429Headers struct {
 	XRequestId string
 }
 
+// RedeemClaimResponse431Headers the declared response headers of an HTTP 431 response for RedeemClaim
+type RedeemClaimResponse431Headers struct {
+	XRequestId string
+}
+
 // RedeemClaimResponse500Headers the declared response headers of an HTTP 500 response for RedeemClaim
 type RedeemClaimResponse500Headers struct {
 	XRequestId string
@@ -11177,6 +11882,8 @@ type RedeemClaimResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
@@ -11205,6 +11912,8 @@ type RedeemClaimResponse struct {
 	Headers422 *RedeemClaimResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RedeemClaimResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *RedeemClaimResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *RedeemClaimResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
@@ -11263,6 +11972,11 @@ func (r RedeemClaimResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r RedeemClaimResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r RedeemClaimResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -11339,6 +12053,11 @@ type ListContactsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListContactsResponse431Headers the declared response headers of an HTTP 431 response for ListContacts
+type ListContactsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListContactsResponse500Headers the declared response headers of an HTTP 500 response for ListContacts
 type ListContactsResponse500Headers struct {
 	XRequestId string
@@ -11367,6 +12086,8 @@ type ListContactsResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -11383,6 +12104,8 @@ type ListContactsResponse struct {
 	Headers403 *ListContactsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListContactsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListContactsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListContactsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -11414,6 +12137,11 @@ func (r ListContactsResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListContactsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListContactsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -11505,6 +12233,11 @@ type CreateContactResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateContactResponse431Headers the declared response headers of an HTTP 431 response for CreateContact
+type CreateContactResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateContactResponse500Headers the declared response headers of an HTTP 500 response for CreateContact
 type CreateContactResponse500Headers struct {
 	XRequestId string
@@ -11541,6 +12274,8 @@ type CreateContactResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -11565,6 +12300,8 @@ type CreateContactResponse struct {
 	Headers422 *CreateContactResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateContactResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateContactResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateContactResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -11616,6 +12353,11 @@ func (r CreateContactResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateContactResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateContactResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -11692,6 +12434,11 @@ type DeleteContactResponse429Headers struct {
 	XRequestId string
 }
 
+// DeleteContactResponse431Headers the declared response headers of an HTTP 431 response for DeleteContact
+type DeleteContactResponse431Headers struct {
+	XRequestId string
+}
+
 // DeleteContactResponse500Headers the declared response headers of an HTTP 500 response for DeleteContact
 type DeleteContactResponse500Headers struct {
 	XRequestId string
@@ -11722,6 +12469,8 @@ type DeleteContactResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -11740,6 +12489,8 @@ type DeleteContactResponse struct {
 	Headers404 *DeleteContactResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteContactResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DeleteContactResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeleteContactResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -11776,6 +12527,11 @@ func (r DeleteContactResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r DeleteContactResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r DeleteContactResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -11847,6 +12603,11 @@ type ListCredentialsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListCredentialsResponse431Headers the declared response headers of an HTTP 431 response for ListCredentials
+type ListCredentialsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListCredentialsResponse500Headers the declared response headers of an HTTP 500 response for ListCredentials
 type ListCredentialsResponse500Headers struct {
 	XRequestId string
@@ -11875,6 +12636,8 @@ type ListCredentialsResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -11891,6 +12654,8 @@ type ListCredentialsResponse struct {
 	Headers403 *ListCredentialsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListCredentialsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListCredentialsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListCredentialsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -11922,6 +12687,11 @@ func (r ListCredentialsResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListCredentialsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListCredentialsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -12013,6 +12783,11 @@ type PutDirectoryHandleResponse429Headers struct {
 	XRequestId string
 }
 
+// PutDirectoryHandleResponse431Headers the declared response headers of an HTTP 431 response for PutDirectoryHandle
+type PutDirectoryHandleResponse431Headers struct {
+	XRequestId string
+}
+
 // PutDirectoryHandleResponse500Headers the declared response headers of an HTTP 500 response for PutDirectoryHandle
 type PutDirectoryHandleResponse500Headers struct {
 	XRequestId string
@@ -12049,6 +12824,8 @@ type PutDirectoryHandleResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -12073,6 +12850,8 @@ type PutDirectoryHandleResponse struct {
 	Headers415 *PutDirectoryHandleResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *PutDirectoryHandleResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *PutDirectoryHandleResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PutDirectoryHandleResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -12124,6 +12903,11 @@ func (r PutDirectoryHandleResponse) GetJSON415() *UnsupportedMediaType {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r PutDirectoryHandleResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r PutDirectoryHandleResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -12195,6 +12979,11 @@ type ListEventsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListEventsResponse431Headers the declared response headers of an HTTP 431 response for ListEvents
+type ListEventsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListEventsResponse500Headers the declared response headers of an HTTP 500 response for ListEvents
 type ListEventsResponse500Headers struct {
 	XRequestId string
@@ -12223,6 +13012,8 @@ type ListEventsResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -12239,6 +13030,8 @@ type ListEventsResponse struct {
 	Headers403 *ListEventsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListEventsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListEventsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListEventsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -12270,6 +13063,11 @@ func (r ListEventsResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListEventsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListEventsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -12346,6 +13144,11 @@ type GetEventResponse429Headers struct {
 	XRequestId string
 }
 
+// GetEventResponse431Headers the declared response headers of an HTTP 431 response for GetEvent
+type GetEventResponse431Headers struct {
+	XRequestId string
+}
+
 // GetEventResponse500Headers the declared response headers of an HTTP 500 response for GetEvent
 type GetEventResponse500Headers struct {
 	XRequestId string
@@ -12376,6 +13179,8 @@ type GetEventResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -12394,6 +13199,8 @@ type GetEventResponse struct {
 	Headers404 *GetEventResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetEventResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetEventResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetEventResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -12430,6 +13237,11 @@ func (r GetEventResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetEventResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetEventResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -12506,6 +13318,11 @@ type GetEventPayloadResponse429Headers struct {
 	XRequestId string
 }
 
+// GetEventPayloadResponse431Headers the declared response headers of an HTTP 431 response for GetEventPayload
+type GetEventPayloadResponse431Headers struct {
+	XRequestId string
+}
+
 // GetEventPayloadResponse500Headers the declared response headers of an HTTP 500 response for GetEventPayload
 type GetEventPayloadResponse500Headers struct {
 	XRequestId string
@@ -12536,6 +13353,8 @@ type GetEventPayloadResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -12554,6 +13373,8 @@ type GetEventPayloadResponse struct {
 	Headers404 *GetEventPayloadResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetEventPayloadResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetEventPayloadResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetEventPayloadResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -12590,6 +13411,11 @@ func (r GetEventPayloadResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetEventPayloadResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetEventPayloadResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -12666,6 +13492,11 @@ type ListFaucetDripsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListFaucetDripsResponse431Headers the declared response headers of an HTTP 431 response for ListFaucetDrips
+type ListFaucetDripsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListFaucetDripsResponse500Headers the declared response headers of an HTTP 500 response for ListFaucetDrips
 type ListFaucetDripsResponse500Headers struct {
 	XRequestId string
@@ -12696,6 +13527,8 @@ type ListFaucetDripsResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -12714,6 +13547,8 @@ type ListFaucetDripsResponse struct {
 	Headers404 *ListFaucetDripsResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListFaucetDripsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListFaucetDripsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListFaucetDripsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -12750,6 +13585,11 @@ func (r ListFaucetDripsResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListFaucetDripsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListFaucetDripsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -12826,6 +13666,11 @@ type GetFaucetDripResponse429Headers struct {
 	XRequestId string
 }
 
+// GetFaucetDripResponse431Headers the declared response headers of an HTTP 431 response for GetFaucetDrip
+type GetFaucetDripResponse431Headers struct {
+	XRequestId string
+}
+
 // GetFaucetDripResponse500Headers the declared response headers of an HTTP 500 response for GetFaucetDrip
 type GetFaucetDripResponse500Headers struct {
 	XRequestId string
@@ -12856,6 +13701,8 @@ type GetFaucetDripResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -12874,6 +13721,8 @@ type GetFaucetDripResponse struct {
 	Headers404 *GetFaucetDripResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetFaucetDripResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetFaucetDripResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetFaucetDripResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -12910,6 +13759,11 @@ func (r GetFaucetDripResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetFaucetDripResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetFaucetDripResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -12981,6 +13835,11 @@ type GetIdentityResponse429Headers struct {
 	XRequestId string
 }
 
+// GetIdentityResponse431Headers the declared response headers of an HTTP 431 response for GetIdentity
+type GetIdentityResponse431Headers struct {
+	XRequestId string
+}
+
 // GetIdentityResponse500Headers the declared response headers of an HTTP 500 response for GetIdentity
 type GetIdentityResponse500Headers struct {
 	XRequestId string
@@ -13009,6 +13868,8 @@ type GetIdentityResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -13025,6 +13886,8 @@ type GetIdentityResponse struct {
 	Headers403 *GetIdentityResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetIdentityResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetIdentityResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetIdentityResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -13056,6 +13919,11 @@ func (r GetIdentityResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetIdentityResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetIdentityResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -13127,6 +13995,11 @@ type ListInvoicesResponse429Headers struct {
 	XRequestId string
 }
 
+// ListInvoicesResponse431Headers the declared response headers of an HTTP 431 response for ListInvoices
+type ListInvoicesResponse431Headers struct {
+	XRequestId string
+}
+
 // ListInvoicesResponse500Headers the declared response headers of an HTTP 500 response for ListInvoices
 type ListInvoicesResponse500Headers struct {
 	XRequestId string
@@ -13155,6 +14028,8 @@ type ListInvoicesResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -13171,6 +14046,8 @@ type ListInvoicesResponse struct {
 	Headers403 *ListInvoicesResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListInvoicesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListInvoicesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListInvoicesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -13202,6 +14079,11 @@ func (r ListInvoicesResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListInvoicesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListInvoicesResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -13293,6 +14175,11 @@ type CreateInvoiceResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateInvoiceResponse431Headers the declared response headers of an HTTP 431 response for CreateInvoice
+type CreateInvoiceResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateInvoiceResponse500Headers the declared response headers of an HTTP 500 response for CreateInvoice
 type CreateInvoiceResponse500Headers struct {
 	XRequestId string
@@ -13329,6 +14216,8 @@ type CreateInvoiceResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -13353,6 +14242,8 @@ type CreateInvoiceResponse struct {
 	Headers422 *CreateInvoiceResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateInvoiceResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateInvoiceResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateInvoiceResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -13404,6 +14295,11 @@ func (r CreateInvoiceResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateInvoiceResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateInvoiceResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -13470,6 +14366,11 @@ type GetPublicInvoiceResponse429Headers struct {
 	XRequestId string
 }
 
+// GetPublicInvoiceResponse431Headers the declared response headers of an HTTP 431 response for GetPublicInvoice
+type GetPublicInvoiceResponse431Headers struct {
+	XRequestId string
+}
+
 // GetPublicInvoiceResponse500Headers the declared response headers of an HTTP 500 response for GetPublicInvoice
 type GetPublicInvoiceResponse500Headers struct {
 	XRequestId string
@@ -13496,6 +14397,8 @@ type GetPublicInvoiceResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -13510,6 +14413,8 @@ type GetPublicInvoiceResponse struct {
 	Headers404 *GetPublicInvoiceResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPublicInvoiceResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetPublicInvoiceResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetPublicInvoiceResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -13536,6 +14441,11 @@ func (r GetPublicInvoiceResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetPublicInvoiceResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetPublicInvoiceResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -13612,6 +14522,11 @@ type GetInvoiceResponse429Headers struct {
 	XRequestId string
 }
 
+// GetInvoiceResponse431Headers the declared response headers of an HTTP 431 response for GetInvoice
+type GetInvoiceResponse431Headers struct {
+	XRequestId string
+}
+
 // GetInvoiceResponse500Headers the declared response headers of an HTTP 500 response for GetInvoice
 type GetInvoiceResponse500Headers struct {
 	XRequestId string
@@ -13642,6 +14557,8 @@ type GetInvoiceResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -13660,6 +14577,8 @@ type GetInvoiceResponse struct {
 	Headers404 *GetInvoiceResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetInvoiceResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetInvoiceResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetInvoiceResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -13696,6 +14615,11 @@ func (r GetInvoiceResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetInvoiceResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetInvoiceResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -13787,6 +14711,11 @@ type CancelInvoiceResponse429Headers struct {
 	XRequestId string
 }
 
+// CancelInvoiceResponse431Headers the declared response headers of an HTTP 431 response for CancelInvoice
+type CancelInvoiceResponse431Headers struct {
+	XRequestId string
+}
+
 // CancelInvoiceResponse500Headers the declared response headers of an HTTP 500 response for CancelInvoice
 type CancelInvoiceResponse500Headers struct {
 	XRequestId string
@@ -13823,6 +14752,8 @@ type CancelInvoiceResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -13847,6 +14778,8 @@ type CancelInvoiceResponse struct {
 	Headers422 *CancelInvoiceResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CancelInvoiceResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CancelInvoiceResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CancelInvoiceResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -13898,6 +14831,11 @@ func (r CancelInvoiceResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CancelInvoiceResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CancelInvoiceResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -13994,6 +14932,11 @@ type DeliverInvoiceResponse429Headers struct {
 	XRequestId string
 }
 
+// DeliverInvoiceResponse431Headers the declared response headers of an HTTP 431 response for DeliverInvoice
+type DeliverInvoiceResponse431Headers struct {
+	XRequestId string
+}
+
 // DeliverInvoiceResponse500Headers the declared response headers of an HTTP 500 response for DeliverInvoice
 type DeliverInvoiceResponse500Headers struct {
 	XRequestId string
@@ -14032,6 +14975,8 @@ type DeliverInvoiceResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -14058,6 +15003,8 @@ type DeliverInvoiceResponse struct {
 	Headers422 *DeliverInvoiceResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeliverInvoiceResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DeliverInvoiceResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeliverInvoiceResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -14114,6 +15061,11 @@ func (r DeliverInvoiceResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r DeliverInvoiceResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r DeliverInvoiceResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -14210,6 +15162,11 @@ type RefundInvoiceResponse429Headers struct {
 	XRequestId string
 }
 
+// RefundInvoiceResponse431Headers the declared response headers of an HTTP 431 response for RefundInvoice
+type RefundInvoiceResponse431Headers struct {
+	XRequestId string
+}
+
 // RefundInvoiceResponse500Headers the declared response headers of an HTTP 500 response for RefundInvoice
 type RefundInvoiceResponse500Headers struct {
 	XRequestId string
@@ -14248,6 +15205,8 @@ type RefundInvoiceResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -14274,6 +15233,8 @@ type RefundInvoiceResponse struct {
 	Headers422 *RefundInvoiceResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RefundInvoiceResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *RefundInvoiceResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *RefundInvoiceResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -14330,6 +15291,11 @@ func (r RefundInvoiceResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r RefundInvoiceResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r RefundInvoiceResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -14426,6 +15392,11 @@ type ReleaseInvoiceResponse429Headers struct {
 	XRequestId string
 }
 
+// ReleaseInvoiceResponse431Headers the declared response headers of an HTTP 431 response for ReleaseInvoice
+type ReleaseInvoiceResponse431Headers struct {
+	XRequestId string
+}
+
 // ReleaseInvoiceResponse500Headers the declared response headers of an HTTP 500 response for ReleaseInvoice
 type ReleaseInvoiceResponse500Headers struct {
 	XRequestId string
@@ -14464,6 +15435,8 @@ type ReleaseInvoiceResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -14490,6 +15463,8 @@ type ReleaseInvoiceResponse struct {
 	Headers422 *ReleaseInvoiceResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ReleaseInvoiceResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ReleaseInvoiceResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ReleaseInvoiceResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -14546,6 +15521,11 @@ func (r ReleaseInvoiceResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ReleaseInvoiceResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ReleaseInvoiceResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -14637,6 +15617,11 @@ type SendInvoiceResponse429Headers struct {
 	XRequestId string
 }
 
+// SendInvoiceResponse431Headers the declared response headers of an HTTP 431 response for SendInvoice
+type SendInvoiceResponse431Headers struct {
+	XRequestId string
+}
+
 // SendInvoiceResponse500Headers the declared response headers of an HTTP 500 response for SendInvoice
 type SendInvoiceResponse500Headers struct {
 	XRequestId string
@@ -14673,6 +15658,8 @@ type SendInvoiceResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -14697,6 +15684,8 @@ type SendInvoiceResponse struct {
 	Headers422 *SendInvoiceResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SendInvoiceResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SendInvoiceResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SendInvoiceResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -14748,6 +15737,11 @@ func (r SendInvoiceResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SendInvoiceResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SendInvoiceResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -14819,6 +15813,11 @@ type ListLedgerAccountsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListLedgerAccountsResponse431Headers the declared response headers of an HTTP 431 response for ListLedgerAccounts
+type ListLedgerAccountsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListLedgerAccountsResponse500Headers the declared response headers of an HTTP 500 response for ListLedgerAccounts
 type ListLedgerAccountsResponse500Headers struct {
 	XRequestId string
@@ -14847,6 +15846,8 @@ type ListLedgerAccountsResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -14863,6 +15864,8 @@ type ListLedgerAccountsResponse struct {
 	Headers403 *ListLedgerAccountsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListLedgerAccountsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListLedgerAccountsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListLedgerAccountsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -14894,6 +15897,11 @@ func (r ListLedgerAccountsResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListLedgerAccountsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListLedgerAccountsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -14970,6 +15978,11 @@ type GetLedgerAccountStatementResponse429Headers struct {
 	XRequestId string
 }
 
+// GetLedgerAccountStatementResponse431Headers the declared response headers of an HTTP 431 response for GetLedgerAccountStatement
+type GetLedgerAccountStatementResponse431Headers struct {
+	XRequestId string
+}
+
 // GetLedgerAccountStatementResponse500Headers the declared response headers of an HTTP 500 response for GetLedgerAccountStatement
 type GetLedgerAccountStatementResponse500Headers struct {
 	XRequestId string
@@ -15000,6 +16013,8 @@ type GetLedgerAccountStatementResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -15018,6 +16033,8 @@ type GetLedgerAccountStatementResponse struct {
 	Headers404 *GetLedgerAccountStatementResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetLedgerAccountStatementResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetLedgerAccountStatementResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetLedgerAccountStatementResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -15054,6 +16071,11 @@ func (r GetLedgerAccountStatementResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetLedgerAccountStatementResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetLedgerAccountStatementResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -15130,6 +16152,11 @@ type ListLedgerEntriesResponse429Headers struct {
 	XRequestId string
 }
 
+// ListLedgerEntriesResponse431Headers the declared response headers of an HTTP 431 response for ListLedgerEntries
+type ListLedgerEntriesResponse431Headers struct {
+	XRequestId string
+}
+
 // ListLedgerEntriesResponse500Headers the declared response headers of an HTTP 500 response for ListLedgerEntries
 type ListLedgerEntriesResponse500Headers struct {
 	XRequestId string
@@ -15160,6 +16187,8 @@ type ListLedgerEntriesResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -15178,6 +16207,8 @@ type ListLedgerEntriesResponse struct {
 	Headers404 *ListLedgerEntriesResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListLedgerEntriesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListLedgerEntriesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListLedgerEntriesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -15214,6 +16245,11 @@ func (r ListLedgerEntriesResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListLedgerEntriesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListLedgerEntriesResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -15285,6 +16321,11 @@ type GetReconciliationResponse429Headers struct {
 	XRequestId string
 }
 
+// GetReconciliationResponse431Headers the declared response headers of an HTTP 431 response for GetReconciliation
+type GetReconciliationResponse431Headers struct {
+	XRequestId string
+}
+
 // GetReconciliationResponse500Headers the declared response headers of an HTTP 500 response for GetReconciliation
 type GetReconciliationResponse500Headers struct {
 	XRequestId string
@@ -15313,6 +16354,8 @@ type GetReconciliationResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -15329,6 +16372,8 @@ type GetReconciliationResponse struct {
 	Headers403 *GetReconciliationResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetReconciliationResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetReconciliationResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetReconciliationResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -15360,6 +16405,11 @@ func (r GetReconciliationResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetReconciliationResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetReconciliationResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -15431,6 +16481,11 @@ type GetTrialBalanceResponse429Headers struct {
 	XRequestId string
 }
 
+// GetTrialBalanceResponse431Headers the declared response headers of an HTTP 431 response for GetTrialBalance
+type GetTrialBalanceResponse431Headers struct {
+	XRequestId string
+}
+
 // GetTrialBalanceResponse500Headers the declared response headers of an HTTP 500 response for GetTrialBalance
 type GetTrialBalanceResponse500Headers struct {
 	XRequestId string
@@ -15459,6 +16514,8 @@ type GetTrialBalanceResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -15475,6 +16532,8 @@ type GetTrialBalanceResponse struct {
 	Headers403 *GetTrialBalanceResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetTrialBalanceResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetTrialBalanceResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetTrialBalanceResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -15506,6 +16565,11 @@ func (r GetTrialBalanceResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetTrialBalanceResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetTrialBalanceResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -15582,6 +16646,11 @@ type GetOfframpClaimResponse429Headers struct {
 	XRequestId string
 }
 
+// GetOfframpClaimResponse431Headers the declared response headers of an HTTP 431 response for GetOfframpClaim
+type GetOfframpClaimResponse431Headers struct {
+	XRequestId string
+}
+
 // GetOfframpClaimResponse500Headers the declared response headers of an HTTP 500 response for GetOfframpClaim
 type GetOfframpClaimResponse500Headers struct {
 	XRequestId string
@@ -15612,6 +16681,8 @@ type GetOfframpClaimResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -15630,6 +16701,8 @@ type GetOfframpClaimResponse struct {
 	Headers404 *GetOfframpClaimResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetOfframpClaimResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetOfframpClaimResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetOfframpClaimResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -15666,6 +16739,11 @@ func (r GetOfframpClaimResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetOfframpClaimResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetOfframpClaimResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -15757,6 +16835,11 @@ type RequestOfframpClaimRefundResponse429Headers struct {
 	XRequestId string
 }
 
+// RequestOfframpClaimRefundResponse431Headers the declared response headers of an HTTP 431 response for RequestOfframpClaimRefund
+type RequestOfframpClaimRefundResponse431Headers struct {
+	XRequestId string
+}
+
 // RequestOfframpClaimRefundResponse500Headers the declared response headers of an HTTP 500 response for RequestOfframpClaimRefund
 type RequestOfframpClaimRefundResponse500Headers struct {
 	XRequestId string
@@ -15793,6 +16876,8 @@ type RequestOfframpClaimRefundResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -15817,6 +16902,8 @@ type RequestOfframpClaimRefundResponse struct {
 	Headers422 *RequestOfframpClaimRefundResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RequestOfframpClaimRefundResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *RequestOfframpClaimRefundResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *RequestOfframpClaimRefundResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -15868,6 +16955,11 @@ func (r RequestOfframpClaimRefundResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r RequestOfframpClaimRefundResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r RequestOfframpClaimRefundResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -15959,6 +17051,11 @@ type ResendOfframpClaimResponse429Headers struct {
 	XRequestId string
 }
 
+// ResendOfframpClaimResponse431Headers the declared response headers of an HTTP 431 response for ResendOfframpClaim
+type ResendOfframpClaimResponse431Headers struct {
+	XRequestId string
+}
+
 // ResendOfframpClaimResponse500Headers the declared response headers of an HTTP 500 response for ResendOfframpClaim
 type ResendOfframpClaimResponse500Headers struct {
 	XRequestId string
@@ -16000,6 +17097,8 @@ type ResendOfframpClaimResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
@@ -16026,6 +17125,8 @@ type ResendOfframpClaimResponse struct {
 	Headers422 *ResendOfframpClaimResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ResendOfframpClaimResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ResendOfframpClaimResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ResendOfframpClaimResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
@@ -16079,6 +17180,11 @@ func (r ResendOfframpClaimResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ResendOfframpClaimResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ResendOfframpClaimResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -16155,6 +17261,11 @@ type ListOfframpPaymentsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListOfframpPaymentsResponse431Headers the declared response headers of an HTTP 431 response for ListOfframpPayments
+type ListOfframpPaymentsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListOfframpPaymentsResponse500Headers the declared response headers of an HTTP 500 response for ListOfframpPayments
 type ListOfframpPaymentsResponse500Headers struct {
 	XRequestId string
@@ -16183,6 +17294,8 @@ type ListOfframpPaymentsResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -16199,6 +17312,8 @@ type ListOfframpPaymentsResponse struct {
 	Headers403 *ListOfframpPaymentsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListOfframpPaymentsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListOfframpPaymentsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListOfframpPaymentsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -16230,6 +17345,11 @@ func (r ListOfframpPaymentsResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListOfframpPaymentsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListOfframpPaymentsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -16321,6 +17441,11 @@ type CreateOfframpPaymentResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateOfframpPaymentResponse431Headers the declared response headers of an HTTP 431 response for CreateOfframpPayment
+type CreateOfframpPaymentResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateOfframpPaymentResponse500Headers the declared response headers of an HTTP 500 response for CreateOfframpPayment
 type CreateOfframpPaymentResponse500Headers struct {
 	XRequestId string
@@ -16362,6 +17487,8 @@ type CreateOfframpPaymentResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
@@ -16388,6 +17515,8 @@ type CreateOfframpPaymentResponse struct {
 	Headers422 *CreateOfframpPaymentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateOfframpPaymentResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateOfframpPaymentResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateOfframpPaymentResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
@@ -16441,6 +17570,11 @@ func (r CreateOfframpPaymentResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateOfframpPaymentResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateOfframpPaymentResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -16522,6 +17656,11 @@ type GetOfframpPaymentResponse429Headers struct {
 	XRequestId string
 }
 
+// GetOfframpPaymentResponse431Headers the declared response headers of an HTTP 431 response for GetOfframpPayment
+type GetOfframpPaymentResponse431Headers struct {
+	XRequestId string
+}
+
 // GetOfframpPaymentResponse500Headers the declared response headers of an HTTP 500 response for GetOfframpPayment
 type GetOfframpPaymentResponse500Headers struct {
 	XRequestId string
@@ -16552,6 +17691,8 @@ type GetOfframpPaymentResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -16570,6 +17711,8 @@ type GetOfframpPaymentResponse struct {
 	Headers404 *GetOfframpPaymentResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetOfframpPaymentResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetOfframpPaymentResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetOfframpPaymentResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -16606,6 +17749,11 @@ func (r GetOfframpPaymentResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetOfframpPaymentResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetOfframpPaymentResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -16697,6 +17845,11 @@ type CancelOfframpPaymentResponse429Headers struct {
 	XRequestId string
 }
 
+// CancelOfframpPaymentResponse431Headers the declared response headers of an HTTP 431 response for CancelOfframpPayment
+type CancelOfframpPaymentResponse431Headers struct {
+	XRequestId string
+}
+
 // CancelOfframpPaymentResponse500Headers the declared response headers of an HTTP 500 response for CancelOfframpPayment
 type CancelOfframpPaymentResponse500Headers struct {
 	XRequestId string
@@ -16733,6 +17886,8 @@ type CancelOfframpPaymentResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -16757,6 +17912,8 @@ type CancelOfframpPaymentResponse struct {
 	Headers422 *CancelOfframpPaymentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CancelOfframpPaymentResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CancelOfframpPaymentResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CancelOfframpPaymentResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -16808,6 +17965,11 @@ func (r CancelOfframpPaymentResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CancelOfframpPaymentResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CancelOfframpPaymentResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -16899,6 +18061,11 @@ type ConfirmOfframpPaymentResponse429Headers struct {
 	XRequestId string
 }
 
+// ConfirmOfframpPaymentResponse431Headers the declared response headers of an HTTP 431 response for ConfirmOfframpPayment
+type ConfirmOfframpPaymentResponse431Headers struct {
+	XRequestId string
+}
+
 // ConfirmOfframpPaymentResponse500Headers the declared response headers of an HTTP 500 response for ConfirmOfframpPayment
 type ConfirmOfframpPaymentResponse500Headers struct {
 	XRequestId string
@@ -16935,6 +18102,8 @@ type ConfirmOfframpPaymentResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -16959,6 +18128,8 @@ type ConfirmOfframpPaymentResponse struct {
 	Headers422 *ConfirmOfframpPaymentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ConfirmOfframpPaymentResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ConfirmOfframpPaymentResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ConfirmOfframpPaymentResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -17010,6 +18181,11 @@ func (r ConfirmOfframpPaymentResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ConfirmOfframpPaymentResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ConfirmOfframpPaymentResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -17086,6 +18262,11 @@ type ListOfframpPaymentRoutesResponse429Headers struct {
 	XRequestId string
 }
 
+// ListOfframpPaymentRoutesResponse431Headers the declared response headers of an HTTP 431 response for ListOfframpPaymentRoutes
+type ListOfframpPaymentRoutesResponse431Headers struct {
+	XRequestId string
+}
+
 // ListOfframpPaymentRoutesResponse500Headers the declared response headers of an HTTP 500 response for ListOfframpPaymentRoutes
 type ListOfframpPaymentRoutesResponse500Headers struct {
 	XRequestId string
@@ -17116,6 +18297,8 @@ type ListOfframpPaymentRoutesResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -17134,6 +18317,8 @@ type ListOfframpPaymentRoutesResponse struct {
 	Headers404 *ListOfframpPaymentRoutesResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListOfframpPaymentRoutesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListOfframpPaymentRoutesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListOfframpPaymentRoutesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -17170,6 +18355,11 @@ func (r ListOfframpPaymentRoutesResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListOfframpPaymentRoutesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListOfframpPaymentRoutesResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -17266,6 +18456,11 @@ type SelectOfframpPaymentRouteResponse429Headers struct {
 	XRequestId string
 }
 
+// SelectOfframpPaymentRouteResponse431Headers the declared response headers of an HTTP 431 response for SelectOfframpPaymentRoute
+type SelectOfframpPaymentRouteResponse431Headers struct {
+	XRequestId string
+}
+
 // SelectOfframpPaymentRouteResponse500Headers the declared response headers of an HTTP 500 response for SelectOfframpPaymentRoute
 type SelectOfframpPaymentRouteResponse500Headers struct {
 	XRequestId string
@@ -17304,6 +18499,8 @@ type SelectOfframpPaymentRouteResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -17330,6 +18527,8 @@ type SelectOfframpPaymentRouteResponse struct {
 	Headers422 *SelectOfframpPaymentRouteResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SelectOfframpPaymentRouteResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SelectOfframpPaymentRouteResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SelectOfframpPaymentRouteResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -17388,6 +18587,11 @@ func (r SelectOfframpPaymentRouteResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
 }
 
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SelectOfframpPaymentRouteResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
+}
+
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SelectOfframpPaymentRouteResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
@@ -17442,6 +18646,11 @@ type GetOpenAPIDocumentResponse400Headers struct {
 	XRequestId string
 }
 
+// GetOpenAPIDocumentResponse431Headers the declared response headers of an HTTP 431 response for GetOpenAPIDocument
+type GetOpenAPIDocumentResponse431Headers struct {
+	XRequestId string
+}
+
 // GetOpenAPIDocumentResponse500Headers the declared response headers of an HTTP 500 response for GetOpenAPIDocument
 type GetOpenAPIDocumentResponse500Headers struct {
 	XRequestId string
@@ -17464,6 +18673,8 @@ type GetOpenAPIDocumentResponse struct {
 	JSON200 *map[string]interface{}
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -17474,6 +18685,8 @@ type GetOpenAPIDocumentResponse struct {
 	Headers200 *GetOpenAPIDocumentResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetOpenAPIDocumentResponse400Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetOpenAPIDocumentResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetOpenAPIDocumentResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -17490,6 +18703,11 @@ func (r GetOpenAPIDocumentResponse) GetJSON200() *map[string]interface{} {
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
 func (r GetOpenAPIDocumentResponse) GetJSON400() *BadRequest {
 	return r.JSON400
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetOpenAPIDocumentResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -17561,6 +18779,11 @@ type ListPaymentsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListPaymentsResponse431Headers the declared response headers of an HTTP 431 response for ListPayments
+type ListPaymentsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListPaymentsResponse500Headers the declared response headers of an HTTP 500 response for ListPayments
 type ListPaymentsResponse500Headers struct {
 	XRequestId string
@@ -17589,6 +18812,8 @@ type ListPaymentsResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -17605,6 +18830,8 @@ type ListPaymentsResponse struct {
 	Headers403 *ListPaymentsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPaymentsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListPaymentsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPaymentsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -17636,6 +18863,11 @@ func (r ListPaymentsResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPaymentsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListPaymentsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -17732,6 +18964,11 @@ type CreatePaymentResponse429Headers struct {
 	XRequestId string
 }
 
+// CreatePaymentResponse431Headers the declared response headers of an HTTP 431 response for CreatePayment
+type CreatePaymentResponse431Headers struct {
+	XRequestId string
+}
+
 // CreatePaymentResponse500Headers the declared response headers of an HTTP 500 response for CreatePayment
 type CreatePaymentResponse500Headers struct {
 	XRequestId string
@@ -17770,6 +19007,8 @@ type CreatePaymentResponse struct {
 	JSON422 *EitherShapeUnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *EitherShapeTooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *EitherShapeRequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *EitherShapeInternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -17796,6 +19035,8 @@ type CreatePaymentResponse struct {
 	Headers422 *CreatePaymentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreatePaymentResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreatePaymentResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreatePaymentResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -17852,6 +19093,11 @@ func (r CreatePaymentResponse) GetJSON422() *EitherShapeUnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreatePaymentResponse) GetJSON429() *EitherShapeTooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreatePaymentResponse) GetJSON431() *EitherShapeRequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -17928,6 +19174,11 @@ type GetPaymentResponse429Headers struct {
 	XRequestId string
 }
 
+// GetPaymentResponse431Headers the declared response headers of an HTTP 431 response for GetPayment
+type GetPaymentResponse431Headers struct {
+	XRequestId string
+}
+
 // GetPaymentResponse500Headers the declared response headers of an HTTP 500 response for GetPayment
 type GetPaymentResponse500Headers struct {
 	XRequestId string
@@ -17958,6 +19209,8 @@ type GetPaymentResponse struct {
 	JSON404 *EitherShapeNotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *EitherShapeTooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *EitherShapeRequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *EitherShapeInternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -17976,6 +19229,8 @@ type GetPaymentResponse struct {
 	Headers404 *GetPaymentResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPaymentResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetPaymentResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetPaymentResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -18012,6 +19267,11 @@ func (r GetPaymentResponse) GetJSON404() *EitherShapeNotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetPaymentResponse) GetJSON429() *EitherShapeTooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetPaymentResponse) GetJSON431() *EitherShapeRequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -18108,6 +19368,11 @@ type CancelPaymentResponse429Headers struct {
 	XRequestId string
 }
 
+// CancelPaymentResponse431Headers the declared response headers of an HTTP 431 response for CancelPayment
+type CancelPaymentResponse431Headers struct {
+	XRequestId string
+}
+
 // CancelPaymentResponse500Headers the declared response headers of an HTTP 500 response for CancelPayment
 type CancelPaymentResponse500Headers struct {
 	XRequestId string
@@ -18146,6 +19411,8 @@ type CancelPaymentResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -18172,6 +19439,8 @@ type CancelPaymentResponse struct {
 	Headers422 *CancelPaymentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CancelPaymentResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CancelPaymentResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CancelPaymentResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -18228,6 +19497,11 @@ func (r CancelPaymentResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CancelPaymentResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CancelPaymentResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -18324,6 +19598,11 @@ type ExecutePaymentResponse429Headers struct {
 	XRequestId string
 }
 
+// ExecutePaymentResponse431Headers the declared response headers of an HTTP 431 response for ExecutePayment
+type ExecutePaymentResponse431Headers struct {
+	XRequestId string
+}
+
 // ExecutePaymentResponse500Headers the declared response headers of an HTTP 500 response for ExecutePayment
 type ExecutePaymentResponse500Headers struct {
 	XRequestId string
@@ -18362,6 +19641,8 @@ type ExecutePaymentResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -18388,6 +19669,8 @@ type ExecutePaymentResponse struct {
 	Headers422 *ExecutePaymentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ExecutePaymentResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ExecutePaymentResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ExecutePaymentResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -18444,6 +19727,11 @@ func (r ExecutePaymentResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ExecutePaymentResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ExecutePaymentResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -18540,6 +19828,11 @@ type RefundCheckoutResponse429Headers struct {
 	XRequestId string
 }
 
+// RefundCheckoutResponse431Headers the declared response headers of an HTTP 431 response for RefundCheckout
+type RefundCheckoutResponse431Headers struct {
+	XRequestId string
+}
+
 // RefundCheckoutResponse500Headers the declared response headers of an HTTP 500 response for RefundCheckout
 type RefundCheckoutResponse500Headers struct {
 	XRequestId string
@@ -18578,6 +19871,8 @@ type RefundCheckoutResponse struct {
 	JSON422 *SecondaryUnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *SecondaryTooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *SecondaryRequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *SecondaryInternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -18604,6 +19899,8 @@ type RefundCheckoutResponse struct {
 	Headers422 *RefundCheckoutResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RefundCheckoutResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *RefundCheckoutResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *RefundCheckoutResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -18660,6 +19957,11 @@ func (r RefundCheckoutResponse) GetJSON422() *SecondaryUnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r RefundCheckoutResponse) GetJSON429() *SecondaryTooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r RefundCheckoutResponse) GetJSON431() *SecondaryRequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -18736,6 +20038,11 @@ type ListCheckoutRefundsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListCheckoutRefundsResponse431Headers the declared response headers of an HTTP 431 response for ListCheckoutRefunds
+type ListCheckoutRefundsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListCheckoutRefundsResponse500Headers the declared response headers of an HTTP 500 response for ListCheckoutRefunds
 type ListCheckoutRefundsResponse500Headers struct {
 	XRequestId string
@@ -18766,6 +20073,8 @@ type ListCheckoutRefundsResponse struct {
 	JSON404 *SecondaryNotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *SecondaryTooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *SecondaryRequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *SecondaryInternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -18784,6 +20093,8 @@ type ListCheckoutRefundsResponse struct {
 	Headers404 *ListCheckoutRefundsResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListCheckoutRefundsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListCheckoutRefundsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListCheckoutRefundsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -18820,6 +20131,11 @@ func (r ListCheckoutRefundsResponse) GetJSON404() *SecondaryNotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListCheckoutRefundsResponse) GetJSON429() *SecondaryTooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListCheckoutRefundsResponse) GetJSON431() *SecondaryRequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -18916,6 +20232,11 @@ type SignPaymentResponse429Headers struct {
 	XRequestId string
 }
 
+// SignPaymentResponse431Headers the declared response headers of an HTTP 431 response for SignPayment
+type SignPaymentResponse431Headers struct {
+	XRequestId string
+}
+
 // SignPaymentResponse500Headers the declared response headers of an HTTP 500 response for SignPayment
 type SignPaymentResponse500Headers struct {
 	XRequestId string
@@ -18954,6 +20275,8 @@ type SignPaymentResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -18980,6 +20303,8 @@ type SignPaymentResponse struct {
 	Headers422 *SignPaymentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SignPaymentResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SignPaymentResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SignPaymentResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -19036,6 +20361,11 @@ func (r SignPaymentResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SignPaymentResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SignPaymentResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -19107,6 +20437,11 @@ type ListPayoutDestinationsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListPayoutDestinationsResponse431Headers the declared response headers of an HTTP 431 response for ListPayoutDestinations
+type ListPayoutDestinationsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListPayoutDestinationsResponse500Headers the declared response headers of an HTTP 500 response for ListPayoutDestinations
 type ListPayoutDestinationsResponse500Headers struct {
 	XRequestId string
@@ -19135,6 +20470,8 @@ type ListPayoutDestinationsResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -19151,6 +20488,8 @@ type ListPayoutDestinationsResponse struct {
 	Headers403 *ListPayoutDestinationsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPayoutDestinationsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListPayoutDestinationsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPayoutDestinationsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -19182,6 +20521,11 @@ func (r ListPayoutDestinationsResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPayoutDestinationsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListPayoutDestinationsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -19273,6 +20617,11 @@ type CreatePayoutDestinationResponse429Headers struct {
 	XRequestId string
 }
 
+// CreatePayoutDestinationResponse431Headers the declared response headers of an HTTP 431 response for CreatePayoutDestination
+type CreatePayoutDestinationResponse431Headers struct {
+	XRequestId string
+}
+
 // CreatePayoutDestinationResponse500Headers the declared response headers of an HTTP 500 response for CreatePayoutDestination
 type CreatePayoutDestinationResponse500Headers struct {
 	XRequestId string
@@ -19314,6 +20663,8 @@ type CreatePayoutDestinationResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
@@ -19340,6 +20691,8 @@ type CreatePayoutDestinationResponse struct {
 	Headers422 *CreatePayoutDestinationResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreatePayoutDestinationResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreatePayoutDestinationResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreatePayoutDestinationResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
@@ -19393,6 +20746,11 @@ func (r CreatePayoutDestinationResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreatePayoutDestinationResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreatePayoutDestinationResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -19474,6 +20832,11 @@ type GetPayoutDestinationResponse429Headers struct {
 	XRequestId string
 }
 
+// GetPayoutDestinationResponse431Headers the declared response headers of an HTTP 431 response for GetPayoutDestination
+type GetPayoutDestinationResponse431Headers struct {
+	XRequestId string
+}
+
 // GetPayoutDestinationResponse500Headers the declared response headers of an HTTP 500 response for GetPayoutDestination
 type GetPayoutDestinationResponse500Headers struct {
 	XRequestId string
@@ -19504,6 +20867,8 @@ type GetPayoutDestinationResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -19522,6 +20887,8 @@ type GetPayoutDestinationResponse struct {
 	Headers404 *GetPayoutDestinationResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPayoutDestinationResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetPayoutDestinationResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetPayoutDestinationResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -19558,6 +20925,11 @@ func (r GetPayoutDestinationResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetPayoutDestinationResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetPayoutDestinationResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -19629,6 +21001,11 @@ type ListPhoneAliasesResponse429Headers struct {
 	XRequestId string
 }
 
+// ListPhoneAliasesResponse431Headers the declared response headers of an HTTP 431 response for ListPhoneAliases
+type ListPhoneAliasesResponse431Headers struct {
+	XRequestId string
+}
+
 // ListPhoneAliasesResponse500Headers the declared response headers of an HTTP 500 response for ListPhoneAliases
 type ListPhoneAliasesResponse500Headers struct {
 	XRequestId string
@@ -19657,6 +21034,8 @@ type ListPhoneAliasesResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -19673,6 +21052,8 @@ type ListPhoneAliasesResponse struct {
 	Headers403 *ListPhoneAliasesResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPhoneAliasesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListPhoneAliasesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPhoneAliasesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -19704,6 +21085,11 @@ func (r ListPhoneAliasesResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPhoneAliasesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListPhoneAliasesResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -19795,6 +21181,11 @@ type CreatePhoneAliasResponse429Headers struct {
 	XRequestId string
 }
 
+// CreatePhoneAliasResponse431Headers the declared response headers of an HTTP 431 response for CreatePhoneAlias
+type CreatePhoneAliasResponse431Headers struct {
+	XRequestId string
+}
+
 // CreatePhoneAliasResponse500Headers the declared response headers of an HTTP 500 response for CreatePhoneAlias
 type CreatePhoneAliasResponse500Headers struct {
 	XRequestId string
@@ -19836,6 +21227,8 @@ type CreatePhoneAliasResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
@@ -19862,6 +21255,8 @@ type CreatePhoneAliasResponse struct {
 	Headers422 *CreatePhoneAliasResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreatePhoneAliasResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreatePhoneAliasResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreatePhoneAliasResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
@@ -19915,6 +21310,11 @@ func (r CreatePhoneAliasResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreatePhoneAliasResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreatePhoneAliasResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -20011,6 +21411,11 @@ type ReverifyPhoneAliasResponse429Headers struct {
 	XRequestId string
 }
 
+// ReverifyPhoneAliasResponse431Headers the declared response headers of an HTTP 431 response for ReverifyPhoneAlias
+type ReverifyPhoneAliasResponse431Headers struct {
+	XRequestId string
+}
+
 // ReverifyPhoneAliasResponse500Headers the declared response headers of an HTTP 500 response for ReverifyPhoneAlias
 type ReverifyPhoneAliasResponse500Headers struct {
 	XRequestId string
@@ -20052,6 +21457,8 @@ type ReverifyPhoneAliasResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
@@ -20078,6 +21485,8 @@ type ReverifyPhoneAliasResponse struct {
 	Headers422 *ReverifyPhoneAliasResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ReverifyPhoneAliasResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ReverifyPhoneAliasResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ReverifyPhoneAliasResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
@@ -20131,6 +21540,11 @@ func (r ReverifyPhoneAliasResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ReverifyPhoneAliasResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ReverifyPhoneAliasResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -20232,6 +21646,11 @@ type VerifyPhoneAliasResponse429Headers struct {
 	XRequestId string
 }
 
+// VerifyPhoneAliasResponse431Headers the declared response headers of an HTTP 431 response for VerifyPhoneAlias
+type VerifyPhoneAliasResponse431Headers struct {
+	XRequestId string
+}
+
 // VerifyPhoneAliasResponse500Headers the declared response headers of an HTTP 500 response for VerifyPhoneAlias
 type VerifyPhoneAliasResponse500Headers struct {
 	XRequestId string
@@ -20275,6 +21694,8 @@ type VerifyPhoneAliasResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
@@ -20303,6 +21724,8 @@ type VerifyPhoneAliasResponse struct {
 	Headers422 *VerifyPhoneAliasResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *VerifyPhoneAliasResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *VerifyPhoneAliasResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *VerifyPhoneAliasResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
@@ -20361,6 +21784,11 @@ func (r VerifyPhoneAliasResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r VerifyPhoneAliasResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r VerifyPhoneAliasResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -20437,6 +21865,11 @@ type ListPoliciesResponse429Headers struct {
 	XRequestId string
 }
 
+// ListPoliciesResponse431Headers the declared response headers of an HTTP 431 response for ListPolicies
+type ListPoliciesResponse431Headers struct {
+	XRequestId string
+}
+
 // ListPoliciesResponse500Headers the declared response headers of an HTTP 500 response for ListPolicies
 type ListPoliciesResponse500Headers struct {
 	XRequestId string
@@ -20465,6 +21898,8 @@ type ListPoliciesResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -20481,6 +21916,8 @@ type ListPoliciesResponse struct {
 	Headers403 *ListPoliciesResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPoliciesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListPoliciesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPoliciesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -20512,6 +21949,11 @@ func (r ListPoliciesResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPoliciesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListPoliciesResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -20603,6 +22045,11 @@ type CreatePolicyResponse429Headers struct {
 	XRequestId string
 }
 
+// CreatePolicyResponse431Headers the declared response headers of an HTTP 431 response for CreatePolicy
+type CreatePolicyResponse431Headers struct {
+	XRequestId string
+}
+
 // CreatePolicyResponse500Headers the declared response headers of an HTTP 500 response for CreatePolicy
 type CreatePolicyResponse500Headers struct {
 	XRequestId string
@@ -20639,6 +22086,8 @@ type CreatePolicyResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -20663,6 +22112,8 @@ type CreatePolicyResponse struct {
 	Headers422 *CreatePolicyResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreatePolicyResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreatePolicyResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreatePolicyResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -20714,6 +22165,11 @@ func (r CreatePolicyResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreatePolicyResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreatePolicyResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -20790,6 +22246,11 @@ type DeletePolicyAttachmentResponse429Headers struct {
 	XRequestId string
 }
 
+// DeletePolicyAttachmentResponse431Headers the declared response headers of an HTTP 431 response for DeletePolicyAttachment
+type DeletePolicyAttachmentResponse431Headers struct {
+	XRequestId string
+}
+
 // DeletePolicyAttachmentResponse500Headers the declared response headers of an HTTP 500 response for DeletePolicyAttachment
 type DeletePolicyAttachmentResponse500Headers struct {
 	XRequestId string
@@ -20820,6 +22281,8 @@ type DeletePolicyAttachmentResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -20838,6 +22301,8 @@ type DeletePolicyAttachmentResponse struct {
 	Headers404 *DeletePolicyAttachmentResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeletePolicyAttachmentResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DeletePolicyAttachmentResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeletePolicyAttachmentResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -20874,6 +22339,11 @@ func (r DeletePolicyAttachmentResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r DeletePolicyAttachmentResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r DeletePolicyAttachmentResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -20970,6 +22440,11 @@ type EvaluatePolicyResponse429Headers struct {
 	XRequestId string
 }
 
+// EvaluatePolicyResponse431Headers the declared response headers of an HTTP 431 response for EvaluatePolicy
+type EvaluatePolicyResponse431Headers struct {
+	XRequestId string
+}
+
 // EvaluatePolicyResponse500Headers the declared response headers of an HTTP 500 response for EvaluatePolicy
 type EvaluatePolicyResponse500Headers struct {
 	XRequestId string
@@ -21013,6 +22488,8 @@ type EvaluatePolicyResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
@@ -21041,6 +22518,8 @@ type EvaluatePolicyResponse struct {
 	Headers422 *EvaluatePolicyResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *EvaluatePolicyResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *EvaluatePolicyResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *EvaluatePolicyResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
@@ -21099,6 +22578,11 @@ func (r EvaluatePolicyResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r EvaluatePolicyResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r EvaluatePolicyResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -21180,6 +22664,11 @@ type DeletePolicyResponse429Headers struct {
 	XRequestId string
 }
 
+// DeletePolicyResponse431Headers the declared response headers of an HTTP 431 response for DeletePolicy
+type DeletePolicyResponse431Headers struct {
+	XRequestId string
+}
+
 // DeletePolicyResponse500Headers the declared response headers of an HTTP 500 response for DeletePolicy
 type DeletePolicyResponse500Headers struct {
 	XRequestId string
@@ -21210,6 +22699,8 @@ type DeletePolicyResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -21228,6 +22719,8 @@ type DeletePolicyResponse struct {
 	Headers404 *DeletePolicyResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeletePolicyResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DeletePolicyResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeletePolicyResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -21264,6 +22757,11 @@ func (r DeletePolicyResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r DeletePolicyResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r DeletePolicyResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -21340,6 +22838,11 @@ type GetPolicyResponse429Headers struct {
 	XRequestId string
 }
 
+// GetPolicyResponse431Headers the declared response headers of an HTTP 431 response for GetPolicy
+type GetPolicyResponse431Headers struct {
+	XRequestId string
+}
+
 // GetPolicyResponse500Headers the declared response headers of an HTTP 500 response for GetPolicy
 type GetPolicyResponse500Headers struct {
 	XRequestId string
@@ -21370,6 +22873,8 @@ type GetPolicyResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -21388,6 +22893,8 @@ type GetPolicyResponse struct {
 	Headers404 *GetPolicyResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetPolicyResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetPolicyResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetPolicyResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -21424,6 +22931,11 @@ func (r GetPolicyResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetPolicyResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetPolicyResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -21500,6 +23012,11 @@ type ListPolicyAttachmentsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListPolicyAttachmentsResponse431Headers the declared response headers of an HTTP 431 response for ListPolicyAttachments
+type ListPolicyAttachmentsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListPolicyAttachmentsResponse500Headers the declared response headers of an HTTP 500 response for ListPolicyAttachments
 type ListPolicyAttachmentsResponse500Headers struct {
 	XRequestId string
@@ -21530,6 +23047,8 @@ type ListPolicyAttachmentsResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -21548,6 +23067,8 @@ type ListPolicyAttachmentsResponse struct {
 	Headers404 *ListPolicyAttachmentsResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPolicyAttachmentsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListPolicyAttachmentsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPolicyAttachmentsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -21584,6 +23105,11 @@ func (r ListPolicyAttachmentsResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPolicyAttachmentsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListPolicyAttachmentsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -21680,6 +23206,11 @@ type CreatePolicyAttachmentResponse429Headers struct {
 	XRequestId string
 }
 
+// CreatePolicyAttachmentResponse431Headers the declared response headers of an HTTP 431 response for CreatePolicyAttachment
+type CreatePolicyAttachmentResponse431Headers struct {
+	XRequestId string
+}
+
 // CreatePolicyAttachmentResponse500Headers the declared response headers of an HTTP 500 response for CreatePolicyAttachment
 type CreatePolicyAttachmentResponse500Headers struct {
 	XRequestId string
@@ -21723,6 +23254,8 @@ type CreatePolicyAttachmentResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
@@ -21751,6 +23284,8 @@ type CreatePolicyAttachmentResponse struct {
 	Headers422 *CreatePolicyAttachmentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreatePolicyAttachmentResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreatePolicyAttachmentResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreatePolicyAttachmentResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
@@ -21809,6 +23344,11 @@ func (r CreatePolicyAttachmentResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreatePolicyAttachmentResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreatePolicyAttachmentResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -21890,6 +23430,11 @@ type ListPolicyVersionsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListPolicyVersionsResponse431Headers the declared response headers of an HTTP 431 response for ListPolicyVersions
+type ListPolicyVersionsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListPolicyVersionsResponse500Headers the declared response headers of an HTTP 500 response for ListPolicyVersions
 type ListPolicyVersionsResponse500Headers struct {
 	XRequestId string
@@ -21920,6 +23465,8 @@ type ListPolicyVersionsResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -21938,6 +23485,8 @@ type ListPolicyVersionsResponse struct {
 	Headers404 *ListPolicyVersionsResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListPolicyVersionsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListPolicyVersionsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPolicyVersionsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -21974,6 +23523,11 @@ func (r ListPolicyVersionsResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListPolicyVersionsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListPolicyVersionsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -22070,6 +23624,11 @@ type CreatePolicyVersionResponse429Headers struct {
 	XRequestId string
 }
 
+// CreatePolicyVersionResponse431Headers the declared response headers of an HTTP 431 response for CreatePolicyVersion
+type CreatePolicyVersionResponse431Headers struct {
+	XRequestId string
+}
+
 // CreatePolicyVersionResponse500Headers the declared response headers of an HTTP 500 response for CreatePolicyVersion
 type CreatePolicyVersionResponse500Headers struct {
 	XRequestId string
@@ -22108,6 +23667,8 @@ type CreatePolicyVersionResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -22134,6 +23695,8 @@ type CreatePolicyVersionResponse struct {
 	Headers422 *CreatePolicyVersionResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreatePolicyVersionResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreatePolicyVersionResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreatePolicyVersionResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -22190,6 +23753,11 @@ func (r CreatePolicyVersionResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreatePolicyVersionResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreatePolicyVersionResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -22266,6 +23834,11 @@ type ReceiveProviderWebhookResponse422Headers struct {
 	XRequestId string
 }
 
+// ReceiveProviderWebhookResponse431Headers the declared response headers of an HTTP 431 response for ReceiveProviderWebhook
+type ReceiveProviderWebhookResponse431Headers struct {
+	XRequestId string
+}
+
 // ReceiveProviderWebhookResponse500Headers the declared response headers of an HTTP 500 response for ReceiveProviderWebhook
 type ReceiveProviderWebhookResponse500Headers struct {
 	XRequestId string
@@ -22296,6 +23869,8 @@ type ReceiveProviderWebhookResponse struct {
 	JSON413 *RequestEntityTooLarge
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -22314,6 +23889,8 @@ type ReceiveProviderWebhookResponse struct {
 	Headers413 *ReceiveProviderWebhookResponse413Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *ReceiveProviderWebhookResponse422Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ReceiveProviderWebhookResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ReceiveProviderWebhookResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -22350,6 +23927,11 @@ func (r ReceiveProviderWebhookResponse) GetJSON413() *RequestEntityTooLarge {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ReceiveProviderWebhookResponse) GetJSON422() *UnprocessableEntity {
 	return r.JSON422
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ReceiveProviderWebhookResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -22426,6 +24008,11 @@ type ListRampsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListRampsResponse431Headers the declared response headers of an HTTP 431 response for ListRamps
+type ListRampsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListRampsResponse500Headers the declared response headers of an HTTP 500 response for ListRamps
 type ListRampsResponse500Headers struct {
 	XRequestId string
@@ -22456,6 +24043,8 @@ type ListRampsResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -22474,6 +24063,8 @@ type ListRampsResponse struct {
 	Headers404 *ListRampsResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListRampsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListRampsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListRampsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -22510,6 +24101,11 @@ func (r ListRampsResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListRampsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListRampsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -22606,6 +24202,11 @@ type CreateRampResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateRampResponse431Headers the declared response headers of an HTTP 431 response for CreateRamp
+type CreateRampResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateRampResponse500Headers the declared response headers of an HTTP 500 response for CreateRamp
 type CreateRampResponse500Headers struct {
 	XRequestId string
@@ -22644,6 +24245,8 @@ type CreateRampResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -22670,6 +24273,8 @@ type CreateRampResponse struct {
 	Headers422 *CreateRampResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateRampResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateRampResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateRampResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -22726,6 +24331,11 @@ func (r CreateRampResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateRampResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateRampResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -22802,6 +24412,11 @@ type GetRampResponse429Headers struct {
 	XRequestId string
 }
 
+// GetRampResponse431Headers the declared response headers of an HTTP 431 response for GetRamp
+type GetRampResponse431Headers struct {
+	XRequestId string
+}
+
 // GetRampResponse500Headers the declared response headers of an HTTP 500 response for GetRamp
 type GetRampResponse500Headers struct {
 	XRequestId string
@@ -22832,6 +24447,8 @@ type GetRampResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -22850,6 +24467,8 @@ type GetRampResponse struct {
 	Headers404 *GetRampResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRampResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetRampResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetRampResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -22886,6 +24505,11 @@ func (r GetRampResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetRampResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetRampResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -22957,6 +24581,11 @@ type ListRequestLogsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListRequestLogsResponse431Headers the declared response headers of an HTTP 431 response for ListRequestLogs
+type ListRequestLogsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListRequestLogsResponse500Headers the declared response headers of an HTTP 500 response for ListRequestLogs
 type ListRequestLogsResponse500Headers struct {
 	XRequestId string
@@ -22985,6 +24614,8 @@ type ListRequestLogsResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -23001,6 +24632,8 @@ type ListRequestLogsResponse struct {
 	Headers403 *ListRequestLogsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListRequestLogsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListRequestLogsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListRequestLogsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -23032,6 +24665,11 @@ func (r ListRequestLogsResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListRequestLogsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListRequestLogsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -23108,6 +24746,11 @@ type GetRequestLogResponse429Headers struct {
 	XRequestId string
 }
 
+// GetRequestLogResponse431Headers the declared response headers of an HTTP 431 response for GetRequestLog
+type GetRequestLogResponse431Headers struct {
+	XRequestId string
+}
+
 // GetRequestLogResponse500Headers the declared response headers of an HTTP 500 response for GetRequestLog
 type GetRequestLogResponse500Headers struct {
 	XRequestId string
@@ -23138,6 +24781,8 @@ type GetRequestLogResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -23156,6 +24801,8 @@ type GetRequestLogResponse struct {
 	Headers404 *GetRequestLogResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRequestLogResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetRequestLogResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetRequestLogResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -23192,6 +24839,11 @@ func (r GetRequestLogResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetRequestLogResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetRequestLogResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -23283,6 +24935,11 @@ type SandboxCreateBalanceDepositResponse429Headers struct {
 	XRequestId string
 }
 
+// SandboxCreateBalanceDepositResponse431Headers the declared response headers of an HTTP 431 response for SandboxCreateBalanceDeposit
+type SandboxCreateBalanceDepositResponse431Headers struct {
+	XRequestId string
+}
+
 // SandboxCreateBalanceDepositResponse500Headers the declared response headers of an HTTP 500 response for SandboxCreateBalanceDeposit
 type SandboxCreateBalanceDepositResponse500Headers struct {
 	XRequestId string
@@ -23319,6 +24976,8 @@ type SandboxCreateBalanceDepositResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -23343,6 +25002,8 @@ type SandboxCreateBalanceDepositResponse struct {
 	Headers422 *SandboxCreateBalanceDepositResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SandboxCreateBalanceDepositResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SandboxCreateBalanceDepositResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxCreateBalanceDepositResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -23394,6 +25055,11 @@ func (r SandboxCreateBalanceDepositResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SandboxCreateBalanceDepositResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SandboxCreateBalanceDepositResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -23490,6 +25156,11 @@ type SandboxCaptureCardAuthorizationResponse429Headers struct {
 	XRequestId string
 }
 
+// SandboxCaptureCardAuthorizationResponse431Headers the declared response headers of an HTTP 431 response for SandboxCaptureCardAuthorization
+type SandboxCaptureCardAuthorizationResponse431Headers struct {
+	XRequestId string
+}
+
 // SandboxCaptureCardAuthorizationResponse500Headers the declared response headers of an HTTP 500 response for SandboxCaptureCardAuthorization
 type SandboxCaptureCardAuthorizationResponse500Headers struct {
 	XRequestId string
@@ -23528,6 +25199,8 @@ type SandboxCaptureCardAuthorizationResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -23554,6 +25227,8 @@ type SandboxCaptureCardAuthorizationResponse struct {
 	Headers422 *SandboxCaptureCardAuthorizationResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SandboxCaptureCardAuthorizationResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SandboxCaptureCardAuthorizationResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxCaptureCardAuthorizationResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -23610,6 +25285,11 @@ func (r SandboxCaptureCardAuthorizationResponse) GetJSON422() *UnprocessableEnti
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SandboxCaptureCardAuthorizationResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SandboxCaptureCardAuthorizationResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -23701,6 +25381,11 @@ type SandboxReverseCardAuthorizationResponse429Headers struct {
 	XRequestId string
 }
 
+// SandboxReverseCardAuthorizationResponse431Headers the declared response headers of an HTTP 431 response for SandboxReverseCardAuthorization
+type SandboxReverseCardAuthorizationResponse431Headers struct {
+	XRequestId string
+}
+
 // SandboxReverseCardAuthorizationResponse500Headers the declared response headers of an HTTP 500 response for SandboxReverseCardAuthorization
 type SandboxReverseCardAuthorizationResponse500Headers struct {
 	XRequestId string
@@ -23737,6 +25422,8 @@ type SandboxReverseCardAuthorizationResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -23761,6 +25448,8 @@ type SandboxReverseCardAuthorizationResponse struct {
 	Headers422 *SandboxReverseCardAuthorizationResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SandboxReverseCardAuthorizationResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SandboxReverseCardAuthorizationResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxReverseCardAuthorizationResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -23812,6 +25501,11 @@ func (r SandboxReverseCardAuthorizationResponse) GetJSON422() *UnprocessableEnti
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SandboxReverseCardAuthorizationResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SandboxReverseCardAuthorizationResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -23908,6 +25602,11 @@ type SandboxCreateCardAuthorizationResponse429Headers struct {
 	XRequestId string
 }
 
+// SandboxCreateCardAuthorizationResponse431Headers the declared response headers of an HTTP 431 response for SandboxCreateCardAuthorization
+type SandboxCreateCardAuthorizationResponse431Headers struct {
+	XRequestId string
+}
+
 // SandboxCreateCardAuthorizationResponse500Headers the declared response headers of an HTTP 500 response for SandboxCreateCardAuthorization
 type SandboxCreateCardAuthorizationResponse500Headers struct {
 	XRequestId string
@@ -23946,6 +25645,8 @@ type SandboxCreateCardAuthorizationResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -23972,6 +25673,8 @@ type SandboxCreateCardAuthorizationResponse struct {
 	Headers422 *SandboxCreateCardAuthorizationResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SandboxCreateCardAuthorizationResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SandboxCreateCardAuthorizationResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxCreateCardAuthorizationResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -24028,6 +25731,11 @@ func (r SandboxCreateCardAuthorizationResponse) GetJSON422() *UnprocessableEntit
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SandboxCreateCardAuthorizationResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SandboxCreateCardAuthorizationResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -24119,6 +25827,11 @@ type SandboxSetCredentialResponse429Headers struct {
 	XRequestId string
 }
 
+// SandboxSetCredentialResponse431Headers the declared response headers of an HTTP 431 response for SandboxSetCredential
+type SandboxSetCredentialResponse431Headers struct {
+	XRequestId string
+}
+
 // SandboxSetCredentialResponse500Headers the declared response headers of an HTTP 500 response for SandboxSetCredential
 type SandboxSetCredentialResponse500Headers struct {
 	XRequestId string
@@ -24155,6 +25868,8 @@ type SandboxSetCredentialResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -24179,6 +25894,8 @@ type SandboxSetCredentialResponse struct {
 	Headers422 *SandboxSetCredentialResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SandboxSetCredentialResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SandboxSetCredentialResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxSetCredentialResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -24230,6 +25947,11 @@ func (r SandboxSetCredentialResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SandboxSetCredentialResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SandboxSetCredentialResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -24321,6 +26043,11 @@ type SandboxTriggerEventResponse429Headers struct {
 	XRequestId string
 }
 
+// SandboxTriggerEventResponse431Headers the declared response headers of an HTTP 431 response for SandboxTriggerEvent
+type SandboxTriggerEventResponse431Headers struct {
+	XRequestId string
+}
+
 // SandboxTriggerEventResponse500Headers the declared response headers of an HTTP 500 response for SandboxTriggerEvent
 type SandboxTriggerEventResponse500Headers struct {
 	XRequestId string
@@ -24357,6 +26084,8 @@ type SandboxTriggerEventResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -24381,6 +26110,8 @@ type SandboxTriggerEventResponse struct {
 	Headers422 *SandboxTriggerEventResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SandboxTriggerEventResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SandboxTriggerEventResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxTriggerEventResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -24432,6 +26163,11 @@ func (r SandboxTriggerEventResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SandboxTriggerEventResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SandboxTriggerEventResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -24528,6 +26264,11 @@ type SandboxAdvanceInvoiceResponse429Headers struct {
 	XRequestId string
 }
 
+// SandboxAdvanceInvoiceResponse431Headers the declared response headers of an HTTP 431 response for SandboxAdvanceInvoice
+type SandboxAdvanceInvoiceResponse431Headers struct {
+	XRequestId string
+}
+
 // SandboxAdvanceInvoiceResponse500Headers the declared response headers of an HTTP 500 response for SandboxAdvanceInvoice
 type SandboxAdvanceInvoiceResponse500Headers struct {
 	XRequestId string
@@ -24566,6 +26307,8 @@ type SandboxAdvanceInvoiceResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -24592,6 +26335,8 @@ type SandboxAdvanceInvoiceResponse struct {
 	Headers422 *SandboxAdvanceInvoiceResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SandboxAdvanceInvoiceResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SandboxAdvanceInvoiceResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxAdvanceInvoiceResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -24648,6 +26393,11 @@ func (r SandboxAdvanceInvoiceResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SandboxAdvanceInvoiceResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SandboxAdvanceInvoiceResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -24739,6 +26489,11 @@ type SandboxExpireOfframpClaimResponse429Headers struct {
 	XRequestId string
 }
 
+// SandboxExpireOfframpClaimResponse431Headers the declared response headers of an HTTP 431 response for SandboxExpireOfframpClaim
+type SandboxExpireOfframpClaimResponse431Headers struct {
+	XRequestId string
+}
+
 // SandboxExpireOfframpClaimResponse500Headers the declared response headers of an HTTP 500 response for SandboxExpireOfframpClaim
 type SandboxExpireOfframpClaimResponse500Headers struct {
 	XRequestId string
@@ -24775,6 +26530,8 @@ type SandboxExpireOfframpClaimResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -24799,6 +26556,8 @@ type SandboxExpireOfframpClaimResponse struct {
 	Headers422 *SandboxExpireOfframpClaimResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SandboxExpireOfframpClaimResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SandboxExpireOfframpClaimResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxExpireOfframpClaimResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -24850,6 +26609,11 @@ func (r SandboxExpireOfframpClaimResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SandboxExpireOfframpClaimResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SandboxExpireOfframpClaimResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -24941,6 +26705,11 @@ type SandboxExpireOfframpQuotesResponse429Headers struct {
 	XRequestId string
 }
 
+// SandboxExpireOfframpQuotesResponse431Headers the declared response headers of an HTTP 431 response for SandboxExpireOfframpQuotes
+type SandboxExpireOfframpQuotesResponse431Headers struct {
+	XRequestId string
+}
+
 // SandboxExpireOfframpQuotesResponse500Headers the declared response headers of an HTTP 500 response for SandboxExpireOfframpQuotes
 type SandboxExpireOfframpQuotesResponse500Headers struct {
 	XRequestId string
@@ -24977,6 +26746,8 @@ type SandboxExpireOfframpQuotesResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -25001,6 +26772,8 @@ type SandboxExpireOfframpQuotesResponse struct {
 	Headers422 *SandboxExpireOfframpQuotesResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SandboxExpireOfframpQuotesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SandboxExpireOfframpQuotesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxExpireOfframpQuotesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -25052,6 +26825,11 @@ func (r SandboxExpireOfframpQuotesResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SandboxExpireOfframpQuotesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SandboxExpireOfframpQuotesResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -25143,6 +26921,11 @@ type SandboxAdvanceOfframpProviderResponse429Headers struct {
 	XRequestId string
 }
 
+// SandboxAdvanceOfframpProviderResponse431Headers the declared response headers of an HTTP 431 response for SandboxAdvanceOfframpProvider
+type SandboxAdvanceOfframpProviderResponse431Headers struct {
+	XRequestId string
+}
+
 // SandboxAdvanceOfframpProviderResponse500Headers the declared response headers of an HTTP 500 response for SandboxAdvanceOfframpProvider
 type SandboxAdvanceOfframpProviderResponse500Headers struct {
 	XRequestId string
@@ -25179,6 +26962,8 @@ type SandboxAdvanceOfframpProviderResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -25203,6 +26988,8 @@ type SandboxAdvanceOfframpProviderResponse struct {
 	Headers422 *SandboxAdvanceOfframpProviderResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SandboxAdvanceOfframpProviderResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SandboxAdvanceOfframpProviderResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxAdvanceOfframpProviderResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -25254,6 +27041,11 @@ func (r SandboxAdvanceOfframpProviderResponse) GetJSON422() *UnprocessableEntity
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SandboxAdvanceOfframpProviderResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SandboxAdvanceOfframpProviderResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -25345,6 +27137,11 @@ type SandboxExpireCheckoutResponse429Headers struct {
 	XRequestId string
 }
 
+// SandboxExpireCheckoutResponse431Headers the declared response headers of an HTTP 431 response for SandboxExpireCheckout
+type SandboxExpireCheckoutResponse431Headers struct {
+	XRequestId string
+}
+
 // SandboxExpireCheckoutResponse500Headers the declared response headers of an HTTP 500 response for SandboxExpireCheckout
 type SandboxExpireCheckoutResponse500Headers struct {
 	XRequestId string
@@ -25381,6 +27178,8 @@ type SandboxExpireCheckoutResponse struct {
 	JSON422 *SecondaryUnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *SecondaryTooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *SecondaryRequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *SecondaryInternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -25405,6 +27204,8 @@ type SandboxExpireCheckoutResponse struct {
 	Headers422 *SandboxExpireCheckoutResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SandboxExpireCheckoutResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SandboxExpireCheckoutResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxExpireCheckoutResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -25456,6 +27257,11 @@ func (r SandboxExpireCheckoutResponse) GetJSON422() *SecondaryUnprocessableEntit
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SandboxExpireCheckoutResponse) GetJSON429() *SecondaryTooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SandboxExpireCheckoutResponse) GetJSON431() *SecondaryRequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -25552,6 +27358,11 @@ type SandboxPayCheckoutResponse429Headers struct {
 	XRequestId string
 }
 
+// SandboxPayCheckoutResponse431Headers the declared response headers of an HTTP 431 response for SandboxPayCheckout
+type SandboxPayCheckoutResponse431Headers struct {
+	XRequestId string
+}
+
 // SandboxPayCheckoutResponse500Headers the declared response headers of an HTTP 500 response for SandboxPayCheckout
 type SandboxPayCheckoutResponse500Headers struct {
 	XRequestId string
@@ -25590,6 +27401,8 @@ type SandboxPayCheckoutResponse struct {
 	JSON422 *SecondaryUnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *SecondaryTooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *SecondaryRequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *SecondaryInternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -25616,6 +27429,8 @@ type SandboxPayCheckoutResponse struct {
 	Headers422 *SandboxPayCheckoutResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SandboxPayCheckoutResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SandboxPayCheckoutResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxPayCheckoutResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -25672,6 +27487,11 @@ func (r SandboxPayCheckoutResponse) GetJSON422() *SecondaryUnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SandboxPayCheckoutResponse) GetJSON429() *SecondaryTooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SandboxPayCheckoutResponse) GetJSON431() *SecondaryRequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -25743,6 +27563,11 @@ type SandboxListSmsMessagesResponse429Headers struct {
 	XRequestId string
 }
 
+// SandboxListSmsMessagesResponse431Headers the declared response headers of an HTTP 431 response for SandboxListSmsMessages
+type SandboxListSmsMessagesResponse431Headers struct {
+	XRequestId string
+}
+
 // SandboxListSmsMessagesResponse500Headers the declared response headers of an HTTP 500 response for SandboxListSmsMessages
 type SandboxListSmsMessagesResponse500Headers struct {
 	XRequestId string
@@ -25776,6 +27601,8 @@ type SandboxListSmsMessagesResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
@@ -25794,6 +27621,8 @@ type SandboxListSmsMessagesResponse struct {
 	Headers403 *SandboxListSmsMessagesResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SandboxListSmsMessagesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SandboxListSmsMessagesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxListSmsMessagesResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
@@ -25827,6 +27656,11 @@ func (r SandboxListSmsMessagesResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SandboxListSmsMessagesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SandboxListSmsMessagesResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -25928,6 +27762,11 @@ type SandboxAdvanceTreasuryAccountResponse429Headers struct {
 	XRequestId string
 }
 
+// SandboxAdvanceTreasuryAccountResponse431Headers the declared response headers of an HTTP 431 response for SandboxAdvanceTreasuryAccount
+type SandboxAdvanceTreasuryAccountResponse431Headers struct {
+	XRequestId string
+}
+
 // SandboxAdvanceTreasuryAccountResponse500Headers the declared response headers of an HTTP 500 response for SandboxAdvanceTreasuryAccount
 type SandboxAdvanceTreasuryAccountResponse500Headers struct {
 	XRequestId string
@@ -25966,6 +27805,8 @@ type SandboxAdvanceTreasuryAccountResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -25992,6 +27833,8 @@ type SandboxAdvanceTreasuryAccountResponse struct {
 	Headers422 *SandboxAdvanceTreasuryAccountResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SandboxAdvanceTreasuryAccountResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SandboxAdvanceTreasuryAccountResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxAdvanceTreasuryAccountResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -26048,6 +27891,11 @@ func (r SandboxAdvanceTreasuryAccountResponse) GetJSON422() *UnprocessableEntity
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SandboxAdvanceTreasuryAccountResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SandboxAdvanceTreasuryAccountResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -26119,6 +27967,11 @@ type GetStatusResponse429Headers struct {
 	XRequestId string
 }
 
+// GetStatusResponse431Headers the declared response headers of an HTTP 431 response for GetStatus
+type GetStatusResponse431Headers struct {
+	XRequestId string
+}
+
 // GetStatusResponse500Headers the declared response headers of an HTTP 500 response for GetStatus
 type GetStatusResponse500Headers struct {
 	XRequestId string
@@ -26147,6 +28000,8 @@ type GetStatusResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -26163,6 +28018,8 @@ type GetStatusResponse struct {
 	Headers403 *GetStatusResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetStatusResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetStatusResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetStatusResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -26194,6 +28051,11 @@ func (r GetStatusResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetStatusResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetStatusResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -26290,6 +28152,11 @@ type CreateTenantResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateTenantResponse431Headers the declared response headers of an HTTP 431 response for CreateTenant
+type CreateTenantResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateTenantResponse500Headers the declared response headers of an HTTP 500 response for CreateTenant
 type CreateTenantResponse500Headers struct {
 	XRequestId string
@@ -26328,6 +28195,8 @@ type CreateTenantResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -26354,6 +28223,8 @@ type CreateTenantResponse struct {
 	Headers422 *CreateTenantResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateTenantResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateTenantResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateTenantResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -26410,6 +28281,11 @@ func (r CreateTenantResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateTenantResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateTenantResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -26481,6 +28357,11 @@ type GetCurrentTenantResponse429Headers struct {
 	XRequestId string
 }
 
+// GetCurrentTenantResponse431Headers the declared response headers of an HTTP 431 response for GetCurrentTenant
+type GetCurrentTenantResponse431Headers struct {
+	XRequestId string
+}
+
 // GetCurrentTenantResponse500Headers the declared response headers of an HTTP 500 response for GetCurrentTenant
 type GetCurrentTenantResponse500Headers struct {
 	XRequestId string
@@ -26509,6 +28390,8 @@ type GetCurrentTenantResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -26525,6 +28408,8 @@ type GetCurrentTenantResponse struct {
 	Headers403 *GetCurrentTenantResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetCurrentTenantResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetCurrentTenantResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCurrentTenantResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -26556,6 +28441,11 @@ func (r GetCurrentTenantResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetCurrentTenantResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetCurrentTenantResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -26627,6 +28517,11 @@ type ListMembersResponse429Headers struct {
 	XRequestId string
 }
 
+// ListMembersResponse431Headers the declared response headers of an HTTP 431 response for ListMembers
+type ListMembersResponse431Headers struct {
+	XRequestId string
+}
+
 // ListMembersResponse500Headers the declared response headers of an HTTP 500 response for ListMembers
 type ListMembersResponse500Headers struct {
 	XRequestId string
@@ -26655,6 +28550,8 @@ type ListMembersResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -26671,6 +28568,8 @@ type ListMembersResponse struct {
 	Headers403 *ListMembersResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListMembersResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListMembersResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListMembersResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -26702,6 +28601,11 @@ func (r ListMembersResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListMembersResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListMembersResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -26793,6 +28697,11 @@ type InviteMemberResponse429Headers struct {
 	XRequestId string
 }
 
+// InviteMemberResponse431Headers the declared response headers of an HTTP 431 response for InviteMember
+type InviteMemberResponse431Headers struct {
+	XRequestId string
+}
+
 // InviteMemberResponse500Headers the declared response headers of an HTTP 500 response for InviteMember
 type InviteMemberResponse500Headers struct {
 	XRequestId string
@@ -26829,6 +28738,8 @@ type InviteMemberResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -26853,6 +28764,8 @@ type InviteMemberResponse struct {
 	Headers422 *InviteMemberResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *InviteMemberResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *InviteMemberResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *InviteMemberResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -26904,6 +28817,11 @@ func (r InviteMemberResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r InviteMemberResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r InviteMemberResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -27000,6 +28918,11 @@ type AcceptInviteResponse429Headers struct {
 	XRequestId string
 }
 
+// AcceptInviteResponse431Headers the declared response headers of an HTTP 431 response for AcceptInvite
+type AcceptInviteResponse431Headers struct {
+	XRequestId string
+}
+
 // AcceptInviteResponse500Headers the declared response headers of an HTTP 500 response for AcceptInvite
 type AcceptInviteResponse500Headers struct {
 	XRequestId string
@@ -27038,6 +28961,8 @@ type AcceptInviteResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -27064,6 +28989,8 @@ type AcceptInviteResponse struct {
 	Headers422 *AcceptInviteResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AcceptInviteResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *AcceptInviteResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *AcceptInviteResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -27120,6 +29047,11 @@ func (r AcceptInviteResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r AcceptInviteResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r AcceptInviteResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -27206,6 +29138,11 @@ type ChangeMemberRoleResponse429Headers struct {
 	XRequestId string
 }
 
+// ChangeMemberRoleResponse431Headers the declared response headers of an HTTP 431 response for ChangeMemberRole
+type ChangeMemberRoleResponse431Headers struct {
+	XRequestId string
+}
+
 // ChangeMemberRoleResponse500Headers the declared response headers of an HTTP 500 response for ChangeMemberRole
 type ChangeMemberRoleResponse500Headers struct {
 	XRequestId string
@@ -27240,6 +29177,8 @@ type ChangeMemberRoleResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -27262,6 +29201,8 @@ type ChangeMemberRoleResponse struct {
 	Headers415 *ChangeMemberRoleResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ChangeMemberRoleResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ChangeMemberRoleResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ChangeMemberRoleResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -27308,6 +29249,11 @@ func (r ChangeMemberRoleResponse) GetJSON415() *UnsupportedMediaType {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ChangeMemberRoleResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ChangeMemberRoleResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -27399,6 +29345,11 @@ type RevokeMemberResponse429Headers struct {
 	XRequestId string
 }
 
+// RevokeMemberResponse431Headers the declared response headers of an HTTP 431 response for RevokeMember
+type RevokeMemberResponse431Headers struct {
+	XRequestId string
+}
+
 // RevokeMemberResponse500Headers the declared response headers of an HTTP 500 response for RevokeMember
 type RevokeMemberResponse500Headers struct {
 	XRequestId string
@@ -27435,6 +29386,8 @@ type RevokeMemberResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -27459,6 +29412,8 @@ type RevokeMemberResponse struct {
 	Headers422 *RevokeMemberResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RevokeMemberResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *RevokeMemberResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *RevokeMemberResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -27510,6 +29465,11 @@ func (r RevokeMemberResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r RevokeMemberResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r RevokeMemberResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -27581,6 +29541,11 @@ type ListTransactionsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListTransactionsResponse431Headers the declared response headers of an HTTP 431 response for ListTransactions
+type ListTransactionsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListTransactionsResponse500Headers the declared response headers of an HTTP 500 response for ListTransactions
 type ListTransactionsResponse500Headers struct {
 	XRequestId string
@@ -27609,6 +29574,8 @@ type ListTransactionsResponse struct {
 	JSON403 *SecondaryForbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *SecondaryTooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *SecondaryRequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *SecondaryInternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -27625,6 +29592,8 @@ type ListTransactionsResponse struct {
 	Headers403 *ListTransactionsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListTransactionsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListTransactionsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListTransactionsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -27656,6 +29625,11 @@ func (r ListTransactionsResponse) GetJSON403() *SecondaryForbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListTransactionsResponse) GetJSON429() *SecondaryTooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListTransactionsResponse) GetJSON431() *SecondaryRequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -27727,6 +29701,11 @@ type ListTreasuryAccountsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListTreasuryAccountsResponse431Headers the declared response headers of an HTTP 431 response for ListTreasuryAccounts
+type ListTreasuryAccountsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListTreasuryAccountsResponse500Headers the declared response headers of an HTTP 500 response for ListTreasuryAccounts
 type ListTreasuryAccountsResponse500Headers struct {
 	XRequestId string
@@ -27755,6 +29734,8 @@ type ListTreasuryAccountsResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -27771,6 +29752,8 @@ type ListTreasuryAccountsResponse struct {
 	Headers403 *ListTreasuryAccountsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListTreasuryAccountsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListTreasuryAccountsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListTreasuryAccountsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -27802,6 +29785,11 @@ func (r ListTreasuryAccountsResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListTreasuryAccountsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListTreasuryAccountsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -27893,6 +29881,11 @@ type CreateTreasuryAccountResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateTreasuryAccountResponse431Headers the declared response headers of an HTTP 431 response for CreateTreasuryAccount
+type CreateTreasuryAccountResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateTreasuryAccountResponse500Headers the declared response headers of an HTTP 500 response for CreateTreasuryAccount
 type CreateTreasuryAccountResponse500Headers struct {
 	XRequestId string
@@ -27929,6 +29922,8 @@ type CreateTreasuryAccountResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -27953,6 +29948,8 @@ type CreateTreasuryAccountResponse struct {
 	Headers422 *CreateTreasuryAccountResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateTreasuryAccountResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateTreasuryAccountResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateTreasuryAccountResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -28004,6 +30001,11 @@ func (r CreateTreasuryAccountResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateTreasuryAccountResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateTreasuryAccountResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -28080,6 +30082,11 @@ type GetTreasuryAccountResponse429Headers struct {
 	XRequestId string
 }
 
+// GetTreasuryAccountResponse431Headers the declared response headers of an HTTP 431 response for GetTreasuryAccount
+type GetTreasuryAccountResponse431Headers struct {
+	XRequestId string
+}
+
 // GetTreasuryAccountResponse500Headers the declared response headers of an HTTP 500 response for GetTreasuryAccount
 type GetTreasuryAccountResponse500Headers struct {
 	XRequestId string
@@ -28110,6 +30117,8 @@ type GetTreasuryAccountResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -28128,6 +30137,8 @@ type GetTreasuryAccountResponse struct {
 	Headers404 *GetTreasuryAccountResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetTreasuryAccountResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetTreasuryAccountResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetTreasuryAccountResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -28164,6 +30175,11 @@ func (r GetTreasuryAccountResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetTreasuryAccountResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetTreasuryAccountResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -28240,6 +30256,11 @@ type ListTreasuryAccountRulesResponse429Headers struct {
 	XRequestId string
 }
 
+// ListTreasuryAccountRulesResponse431Headers the declared response headers of an HTTP 431 response for ListTreasuryAccountRules
+type ListTreasuryAccountRulesResponse431Headers struct {
+	XRequestId string
+}
+
 // ListTreasuryAccountRulesResponse500Headers the declared response headers of an HTTP 500 response for ListTreasuryAccountRules
 type ListTreasuryAccountRulesResponse500Headers struct {
 	XRequestId string
@@ -28270,6 +30291,8 @@ type ListTreasuryAccountRulesResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -28288,6 +30311,8 @@ type ListTreasuryAccountRulesResponse struct {
 	Headers404 *ListTreasuryAccountRulesResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListTreasuryAccountRulesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListTreasuryAccountRulesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListTreasuryAccountRulesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -28324,6 +30349,11 @@ func (r ListTreasuryAccountRulesResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListTreasuryAccountRulesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListTreasuryAccountRulesResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -28420,6 +30450,11 @@ type CreateTreasuryAccountRuleResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateTreasuryAccountRuleResponse431Headers the declared response headers of an HTTP 431 response for CreateTreasuryAccountRule
+type CreateTreasuryAccountRuleResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateTreasuryAccountRuleResponse500Headers the declared response headers of an HTTP 500 response for CreateTreasuryAccountRule
 type CreateTreasuryAccountRuleResponse500Headers struct {
 	XRequestId string
@@ -28458,6 +30493,8 @@ type CreateTreasuryAccountRuleResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -28484,6 +30521,8 @@ type CreateTreasuryAccountRuleResponse struct {
 	Headers422 *CreateTreasuryAccountRuleResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateTreasuryAccountRuleResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateTreasuryAccountRuleResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateTreasuryAccountRuleResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -28540,6 +30579,11 @@ func (r CreateTreasuryAccountRuleResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateTreasuryAccountRuleResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateTreasuryAccountRuleResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -28616,6 +30660,11 @@ type ListTreasuryAccountSweepsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListTreasuryAccountSweepsResponse431Headers the declared response headers of an HTTP 431 response for ListTreasuryAccountSweeps
+type ListTreasuryAccountSweepsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListTreasuryAccountSweepsResponse500Headers the declared response headers of an HTTP 500 response for ListTreasuryAccountSweeps
 type ListTreasuryAccountSweepsResponse500Headers struct {
 	XRequestId string
@@ -28646,6 +30695,8 @@ type ListTreasuryAccountSweepsResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -28664,6 +30715,8 @@ type ListTreasuryAccountSweepsResponse struct {
 	Headers404 *ListTreasuryAccountSweepsResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListTreasuryAccountSweepsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListTreasuryAccountSweepsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListTreasuryAccountSweepsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -28700,6 +30753,11 @@ func (r ListTreasuryAccountSweepsResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListTreasuryAccountSweepsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListTreasuryAccountSweepsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -28796,6 +30854,11 @@ type CreateTreasuryAccountSweepResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateTreasuryAccountSweepResponse431Headers the declared response headers of an HTTP 431 response for CreateTreasuryAccountSweep
+type CreateTreasuryAccountSweepResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateTreasuryAccountSweepResponse500Headers the declared response headers of an HTTP 500 response for CreateTreasuryAccountSweep
 type CreateTreasuryAccountSweepResponse500Headers struct {
 	XRequestId string
@@ -28834,6 +30897,8 @@ type CreateTreasuryAccountSweepResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -28860,6 +30925,8 @@ type CreateTreasuryAccountSweepResponse struct {
 	Headers422 *CreateTreasuryAccountSweepResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateTreasuryAccountSweepResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateTreasuryAccountSweepResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateTreasuryAccountSweepResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -28916,6 +30983,11 @@ func (r CreateTreasuryAccountSweepResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateTreasuryAccountSweepResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateTreasuryAccountSweepResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -28992,6 +31064,11 @@ type DeleteTreasuryRuleResponse429Headers struct {
 	XRequestId string
 }
 
+// DeleteTreasuryRuleResponse431Headers the declared response headers of an HTTP 431 response for DeleteTreasuryRule
+type DeleteTreasuryRuleResponse431Headers struct {
+	XRequestId string
+}
+
 // DeleteTreasuryRuleResponse500Headers the declared response headers of an HTTP 500 response for DeleteTreasuryRule
 type DeleteTreasuryRuleResponse500Headers struct {
 	XRequestId string
@@ -29022,6 +31099,8 @@ type DeleteTreasuryRuleResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -29040,6 +31119,8 @@ type DeleteTreasuryRuleResponse struct {
 	Headers404 *DeleteTreasuryRuleResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteTreasuryRuleResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DeleteTreasuryRuleResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeleteTreasuryRuleResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -29076,6 +31157,11 @@ func (r DeleteTreasuryRuleResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r DeleteTreasuryRuleResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r DeleteTreasuryRuleResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -29157,6 +31243,11 @@ type UpdateTreasuryRuleResponse429Headers struct {
 	XRequestId string
 }
 
+// UpdateTreasuryRuleResponse431Headers the declared response headers of an HTTP 431 response for UpdateTreasuryRule
+type UpdateTreasuryRuleResponse431Headers struct {
+	XRequestId string
+}
+
 // UpdateTreasuryRuleResponse500Headers the declared response headers of an HTTP 500 response for UpdateTreasuryRule
 type UpdateTreasuryRuleResponse500Headers struct {
 	XRequestId string
@@ -29189,6 +31280,8 @@ type UpdateTreasuryRuleResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -29209,6 +31302,8 @@ type UpdateTreasuryRuleResponse struct {
 	Headers415 *UpdateTreasuryRuleResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateTreasuryRuleResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *UpdateTreasuryRuleResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *UpdateTreasuryRuleResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -29250,6 +31345,11 @@ func (r UpdateTreasuryRuleResponse) GetJSON415() *UnsupportedMediaType {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r UpdateTreasuryRuleResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r UpdateTreasuryRuleResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -29346,6 +31446,11 @@ type VerifyTwoFactorChallengeResponse429Headers struct {
 	XRequestId string
 }
 
+// VerifyTwoFactorChallengeResponse431Headers the declared response headers of an HTTP 431 response for VerifyTwoFactorChallenge
+type VerifyTwoFactorChallengeResponse431Headers struct {
+	XRequestId string
+}
+
 // VerifyTwoFactorChallengeResponse500Headers the declared response headers of an HTTP 500 response for VerifyTwoFactorChallenge
 type VerifyTwoFactorChallengeResponse500Headers struct {
 	XRequestId string
@@ -29384,6 +31489,8 @@ type VerifyTwoFactorChallengeResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -29410,6 +31517,8 @@ type VerifyTwoFactorChallengeResponse struct {
 	Headers422 *VerifyTwoFactorChallengeResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *VerifyTwoFactorChallengeResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *VerifyTwoFactorChallengeResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *VerifyTwoFactorChallengeResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -29466,6 +31575,11 @@ func (r VerifyTwoFactorChallengeResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r VerifyTwoFactorChallengeResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r VerifyTwoFactorChallengeResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -29537,6 +31651,11 @@ type ListTwoFactorFactorsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListTwoFactorFactorsResponse431Headers the declared response headers of an HTTP 431 response for ListTwoFactorFactors
+type ListTwoFactorFactorsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListTwoFactorFactorsResponse500Headers the declared response headers of an HTTP 500 response for ListTwoFactorFactors
 type ListTwoFactorFactorsResponse500Headers struct {
 	XRequestId string
@@ -29565,6 +31684,8 @@ type ListTwoFactorFactorsResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -29581,6 +31702,8 @@ type ListTwoFactorFactorsResponse struct {
 	Headers403 *ListTwoFactorFactorsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListTwoFactorFactorsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListTwoFactorFactorsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListTwoFactorFactorsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -29612,6 +31735,11 @@ func (r ListTwoFactorFactorsResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListTwoFactorFactorsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListTwoFactorFactorsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -29703,6 +31831,11 @@ type EnrollTwoFactorFactorResponse429Headers struct {
 	XRequestId string
 }
 
+// EnrollTwoFactorFactorResponse431Headers the declared response headers of an HTTP 431 response for EnrollTwoFactorFactor
+type EnrollTwoFactorFactorResponse431Headers struct {
+	XRequestId string
+}
+
 // EnrollTwoFactorFactorResponse500Headers the declared response headers of an HTTP 500 response for EnrollTwoFactorFactor
 type EnrollTwoFactorFactorResponse500Headers struct {
 	XRequestId string
@@ -29739,6 +31872,8 @@ type EnrollTwoFactorFactorResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -29763,6 +31898,8 @@ type EnrollTwoFactorFactorResponse struct {
 	Headers422 *EnrollTwoFactorFactorResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *EnrollTwoFactorFactorResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *EnrollTwoFactorFactorResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *EnrollTwoFactorFactorResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -29814,6 +31951,11 @@ func (r EnrollTwoFactorFactorResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r EnrollTwoFactorFactorResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r EnrollTwoFactorFactorResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -29890,6 +32032,11 @@ type DeleteTwoFactorFactorResponse429Headers struct {
 	XRequestId string
 }
 
+// DeleteTwoFactorFactorResponse431Headers the declared response headers of an HTTP 431 response for DeleteTwoFactorFactor
+type DeleteTwoFactorFactorResponse431Headers struct {
+	XRequestId string
+}
+
 // DeleteTwoFactorFactorResponse500Headers the declared response headers of an HTTP 500 response for DeleteTwoFactorFactor
 type DeleteTwoFactorFactorResponse500Headers struct {
 	XRequestId string
@@ -29920,6 +32067,8 @@ type DeleteTwoFactorFactorResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -29938,6 +32087,8 @@ type DeleteTwoFactorFactorResponse struct {
 	Headers404 *DeleteTwoFactorFactorResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteTwoFactorFactorResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DeleteTwoFactorFactorResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeleteTwoFactorFactorResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -29974,6 +32125,11 @@ func (r DeleteTwoFactorFactorResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r DeleteTwoFactorFactorResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r DeleteTwoFactorFactorResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -30070,6 +32226,11 @@ type VerifyTwoFactorFactorResponse429Headers struct {
 	XRequestId string
 }
 
+// VerifyTwoFactorFactorResponse431Headers the declared response headers of an HTTP 431 response for VerifyTwoFactorFactor
+type VerifyTwoFactorFactorResponse431Headers struct {
+	XRequestId string
+}
+
 // VerifyTwoFactorFactorResponse500Headers the declared response headers of an HTTP 500 response for VerifyTwoFactorFactor
 type VerifyTwoFactorFactorResponse500Headers struct {
 	XRequestId string
@@ -30108,6 +32269,8 @@ type VerifyTwoFactorFactorResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -30134,6 +32297,8 @@ type VerifyTwoFactorFactorResponse struct {
 	Headers422 *VerifyTwoFactorFactorResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *VerifyTwoFactorFactorResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *VerifyTwoFactorFactorResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *VerifyTwoFactorFactorResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -30190,6 +32355,11 @@ func (r VerifyTwoFactorFactorResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r VerifyTwoFactorFactorResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r VerifyTwoFactorFactorResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -30261,6 +32431,11 @@ type GetTwoFactorSettingsResponse429Headers struct {
 	XRequestId string
 }
 
+// GetTwoFactorSettingsResponse431Headers the declared response headers of an HTTP 431 response for GetTwoFactorSettings
+type GetTwoFactorSettingsResponse431Headers struct {
+	XRequestId string
+}
+
 // GetTwoFactorSettingsResponse500Headers the declared response headers of an HTTP 500 response for GetTwoFactorSettings
 type GetTwoFactorSettingsResponse500Headers struct {
 	XRequestId string
@@ -30289,6 +32464,8 @@ type GetTwoFactorSettingsResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -30305,6 +32482,8 @@ type GetTwoFactorSettingsResponse struct {
 	Headers403 *GetTwoFactorSettingsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetTwoFactorSettingsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetTwoFactorSettingsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetTwoFactorSettingsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -30336,6 +32515,11 @@ func (r GetTwoFactorSettingsResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetTwoFactorSettingsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetTwoFactorSettingsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -30417,6 +32601,11 @@ type UpdateTwoFactorSettingsResponse429Headers struct {
 	XRequestId string
 }
 
+// UpdateTwoFactorSettingsResponse431Headers the declared response headers of an HTTP 431 response for UpdateTwoFactorSettings
+type UpdateTwoFactorSettingsResponse431Headers struct {
+	XRequestId string
+}
+
 // UpdateTwoFactorSettingsResponse500Headers the declared response headers of an HTTP 500 response for UpdateTwoFactorSettings
 type UpdateTwoFactorSettingsResponse500Headers struct {
 	XRequestId string
@@ -30449,6 +32638,8 @@ type UpdateTwoFactorSettingsResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -30469,6 +32660,8 @@ type UpdateTwoFactorSettingsResponse struct {
 	Headers415 *UpdateTwoFactorSettingsResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateTwoFactorSettingsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *UpdateTwoFactorSettingsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *UpdateTwoFactorSettingsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -30510,6 +32703,11 @@ func (r UpdateTwoFactorSettingsResponse) GetJSON415() *UnsupportedMediaType {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r UpdateTwoFactorSettingsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r UpdateTwoFactorSettingsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -30581,6 +32779,11 @@ type ListWalletsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListWalletsResponse431Headers the declared response headers of an HTTP 431 response for ListWallets
+type ListWalletsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListWalletsResponse500Headers the declared response headers of an HTTP 500 response for ListWallets
 type ListWalletsResponse500Headers struct {
 	XRequestId string
@@ -30609,6 +32812,8 @@ type ListWalletsResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -30625,6 +32830,8 @@ type ListWalletsResponse struct {
 	Headers403 *ListWalletsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListWalletsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListWalletsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListWalletsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -30656,6 +32863,11 @@ func (r ListWalletsResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListWalletsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListWalletsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -30747,6 +32959,11 @@ type CreateWalletResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateWalletResponse431Headers the declared response headers of an HTTP 431 response for CreateWallet
+type CreateWalletResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateWalletResponse500Headers the declared response headers of an HTTP 500 response for CreateWallet
 type CreateWalletResponse500Headers struct {
 	XRequestId string
@@ -30783,6 +33000,8 @@ type CreateWalletResponse struct {
 	JSON422 *EitherShapeUnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *EitherShapeTooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *EitherShapeRequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *EitherShapeInternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -30807,6 +33026,8 @@ type CreateWalletResponse struct {
 	Headers422 *CreateWalletResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateWalletResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateWalletResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateWalletResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -30858,6 +33079,11 @@ func (r CreateWalletResponse) GetJSON422() *EitherShapeUnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateWalletResponse) GetJSON429() *EitherShapeTooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateWalletResponse) GetJSON431() *EitherShapeRequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -30934,6 +33160,11 @@ type GetWalletResponse429Headers struct {
 	XRequestId string
 }
 
+// GetWalletResponse431Headers the declared response headers of an HTTP 431 response for GetWallet
+type GetWalletResponse431Headers struct {
+	XRequestId string
+}
+
 // GetWalletResponse500Headers the declared response headers of an HTTP 500 response for GetWallet
 type GetWalletResponse500Headers struct {
 	XRequestId string
@@ -30964,6 +33195,8 @@ type GetWalletResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -30982,6 +33215,8 @@ type GetWalletResponse struct {
 	Headers404 *GetWalletResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetWalletResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetWalletResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetWalletResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -31018,6 +33253,11 @@ func (r GetWalletResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetWalletResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetWalletResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -31094,6 +33334,11 @@ type GetWalletBalanceResponse429Headers struct {
 	XRequestId string
 }
 
+// GetWalletBalanceResponse431Headers the declared response headers of an HTTP 431 response for GetWalletBalance
+type GetWalletBalanceResponse431Headers struct {
+	XRequestId string
+}
+
 // GetWalletBalanceResponse500Headers the declared response headers of an HTTP 500 response for GetWalletBalance
 type GetWalletBalanceResponse500Headers struct {
 	XRequestId string
@@ -31124,6 +33369,8 @@ type GetWalletBalanceResponse struct {
 	JSON404 *SecondaryNotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *SecondaryTooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *SecondaryRequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *SecondaryInternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -31142,6 +33389,8 @@ type GetWalletBalanceResponse struct {
 	Headers404 *GetWalletBalanceResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetWalletBalanceResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetWalletBalanceResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetWalletBalanceResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -31178,6 +33427,11 @@ func (r GetWalletBalanceResponse) GetJSON404() *SecondaryNotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetWalletBalanceResponse) GetJSON429() *SecondaryTooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetWalletBalanceResponse) GetJSON431() *SecondaryRequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -31274,6 +33528,11 @@ type FundWalletResponse429Headers struct {
 	XRequestId string
 }
 
+// FundWalletResponse431Headers the declared response headers of an HTTP 431 response for FundWallet
+type FundWalletResponse431Headers struct {
+	XRequestId string
+}
+
 // FundWalletResponse500Headers the declared response headers of an HTTP 500 response for FundWallet
 type FundWalletResponse500Headers struct {
 	XRequestId string
@@ -31312,6 +33571,8 @@ type FundWalletResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -31338,6 +33599,8 @@ type FundWalletResponse struct {
 	Headers422 *FundWalletResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *FundWalletResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *FundWalletResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *FundWalletResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -31394,6 +33657,11 @@ func (r FundWalletResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r FundWalletResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r FundWalletResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -31490,6 +33758,11 @@ type SendFromWalletResponse429Headers struct {
 	XRequestId string
 }
 
+// SendFromWalletResponse431Headers the declared response headers of an HTTP 431 response for SendFromWallet
+type SendFromWalletResponse431Headers struct {
+	XRequestId string
+}
+
 // SendFromWalletResponse500Headers the declared response headers of an HTTP 500 response for SendFromWallet
 type SendFromWalletResponse500Headers struct {
 	XRequestId string
@@ -31528,6 +33801,8 @@ type SendFromWalletResponse struct {
 	JSON422 *SecondaryUnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *SecondaryTooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *SecondaryRequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *SecondaryInternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -31554,6 +33829,8 @@ type SendFromWalletResponse struct {
 	Headers422 *SendFromWalletResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SendFromWalletResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *SendFromWalletResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SendFromWalletResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -31610,6 +33887,11 @@ func (r SendFromWalletResponse) GetJSON422() *SecondaryUnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r SendFromWalletResponse) GetJSON429() *SecondaryTooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r SendFromWalletResponse) GetJSON431() *SecondaryRequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -31686,6 +33968,11 @@ type ListWalletTransactionsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListWalletTransactionsResponse431Headers the declared response headers of an HTTP 431 response for ListWalletTransactions
+type ListWalletTransactionsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListWalletTransactionsResponse500Headers the declared response headers of an HTTP 500 response for ListWalletTransactions
 type ListWalletTransactionsResponse500Headers struct {
 	XRequestId string
@@ -31716,6 +34003,8 @@ type ListWalletTransactionsResponse struct {
 	JSON404 *SecondaryNotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *SecondaryTooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *SecondaryRequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *SecondaryInternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -31734,6 +34023,8 @@ type ListWalletTransactionsResponse struct {
 	Headers404 *ListWalletTransactionsResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListWalletTransactionsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListWalletTransactionsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListWalletTransactionsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -31770,6 +34061,11 @@ func (r ListWalletTransactionsResponse) GetJSON404() *SecondaryNotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListWalletTransactionsResponse) GetJSON429() *SecondaryTooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListWalletTransactionsResponse) GetJSON431() *SecondaryRequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -31866,6 +34162,11 @@ type CreateSafeTransactionResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateSafeTransactionResponse431Headers the declared response headers of an HTTP 431 response for CreateSafeTransaction
+type CreateSafeTransactionResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateSafeTransactionResponse500Headers the declared response headers of an HTTP 500 response for CreateSafeTransaction
 type CreateSafeTransactionResponse500Headers struct {
 	XRequestId string
@@ -31904,6 +34205,8 @@ type CreateSafeTransactionResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -31930,6 +34233,8 @@ type CreateSafeTransactionResponse struct {
 	Headers422 *CreateSafeTransactionResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateSafeTransactionResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateSafeTransactionResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateSafeTransactionResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -31986,6 +34291,11 @@ func (r CreateSafeTransactionResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateSafeTransactionResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateSafeTransactionResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -32082,6 +34392,11 @@ type CreateWalletCardResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateWalletCardResponse431Headers the declared response headers of an HTTP 431 response for CreateWalletCard
+type CreateWalletCardResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateWalletCardResponse500Headers the declared response headers of an HTTP 500 response for CreateWalletCard
 type CreateWalletCardResponse500Headers struct {
 	XRequestId string
@@ -32120,6 +34435,8 @@ type CreateWalletCardResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -32146,6 +34463,8 @@ type CreateWalletCardResponse struct {
 	Headers422 *CreateWalletCardResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateWalletCardResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateWalletCardResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateWalletCardResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -32202,6 +34521,11 @@ func (r CreateWalletCardResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateWalletCardResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateWalletCardResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -32293,6 +34617,11 @@ type RedeliverWebhookDeliveryResponse429Headers struct {
 	XRequestId string
 }
 
+// RedeliverWebhookDeliveryResponse431Headers the declared response headers of an HTTP 431 response for RedeliverWebhookDelivery
+type RedeliverWebhookDeliveryResponse431Headers struct {
+	XRequestId string
+}
+
 // RedeliverWebhookDeliveryResponse500Headers the declared response headers of an HTTP 500 response for RedeliverWebhookDelivery
 type RedeliverWebhookDeliveryResponse500Headers struct {
 	XRequestId string
@@ -32329,6 +34658,8 @@ type RedeliverWebhookDeliveryResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -32353,6 +34684,8 @@ type RedeliverWebhookDeliveryResponse struct {
 	Headers422 *RedeliverWebhookDeliveryResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *RedeliverWebhookDeliveryResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *RedeliverWebhookDeliveryResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *RedeliverWebhookDeliveryResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -32404,6 +34737,11 @@ func (r RedeliverWebhookDeliveryResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r RedeliverWebhookDeliveryResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r RedeliverWebhookDeliveryResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -32475,6 +34813,11 @@ type ListWebhookEndpointsResponse429Headers struct {
 	XRequestId string
 }
 
+// ListWebhookEndpointsResponse431Headers the declared response headers of an HTTP 431 response for ListWebhookEndpoints
+type ListWebhookEndpointsResponse431Headers struct {
+	XRequestId string
+}
+
 // ListWebhookEndpointsResponse500Headers the declared response headers of an HTTP 500 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse500Headers struct {
 	XRequestId string
@@ -32503,6 +34846,8 @@ type ListWebhookEndpointsResponse struct {
 	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -32519,6 +34864,8 @@ type ListWebhookEndpointsResponse struct {
 	Headers403 *ListWebhookEndpointsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListWebhookEndpointsResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListWebhookEndpointsResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListWebhookEndpointsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -32550,6 +34897,11 @@ func (r ListWebhookEndpointsResponse) GetJSON403() *Forbidden {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListWebhookEndpointsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListWebhookEndpointsResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -32641,6 +34993,11 @@ type CreateWebhookEndpointResponse429Headers struct {
 	XRequestId string
 }
 
+// CreateWebhookEndpointResponse431Headers the declared response headers of an HTTP 431 response for CreateWebhookEndpoint
+type CreateWebhookEndpointResponse431Headers struct {
+	XRequestId string
+}
+
 // CreateWebhookEndpointResponse500Headers the declared response headers of an HTTP 500 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse500Headers struct {
 	XRequestId string
@@ -32677,6 +35034,8 @@ type CreateWebhookEndpointResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -32701,6 +35060,8 @@ type CreateWebhookEndpointResponse struct {
 	Headers422 *CreateWebhookEndpointResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateWebhookEndpointResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *CreateWebhookEndpointResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateWebhookEndpointResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -32752,6 +35113,11 @@ func (r CreateWebhookEndpointResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateWebhookEndpointResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r CreateWebhookEndpointResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -32828,6 +35194,11 @@ type DeleteWebhookEndpointResponse429Headers struct {
 	XRequestId string
 }
 
+// DeleteWebhookEndpointResponse431Headers the declared response headers of an HTTP 431 response for DeleteWebhookEndpoint
+type DeleteWebhookEndpointResponse431Headers struct {
+	XRequestId string
+}
+
 // DeleteWebhookEndpointResponse500Headers the declared response headers of an HTTP 500 response for DeleteWebhookEndpoint
 type DeleteWebhookEndpointResponse500Headers struct {
 	XRequestId string
@@ -32858,6 +35229,8 @@ type DeleteWebhookEndpointResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -32876,6 +35249,8 @@ type DeleteWebhookEndpointResponse struct {
 	Headers404 *DeleteWebhookEndpointResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *DeleteWebhookEndpointResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *DeleteWebhookEndpointResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeleteWebhookEndpointResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -32912,6 +35287,11 @@ func (r DeleteWebhookEndpointResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r DeleteWebhookEndpointResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r DeleteWebhookEndpointResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -32988,6 +35368,11 @@ type GetWebhookEndpointResponse429Headers struct {
 	XRequestId string
 }
 
+// GetWebhookEndpointResponse431Headers the declared response headers of an HTTP 431 response for GetWebhookEndpoint
+type GetWebhookEndpointResponse431Headers struct {
+	XRequestId string
+}
+
 // GetWebhookEndpointResponse500Headers the declared response headers of an HTTP 500 response for GetWebhookEndpoint
 type GetWebhookEndpointResponse500Headers struct {
 	XRequestId string
@@ -33018,6 +35403,8 @@ type GetWebhookEndpointResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -33036,6 +35423,8 @@ type GetWebhookEndpointResponse struct {
 	Headers404 *GetWebhookEndpointResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetWebhookEndpointResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *GetWebhookEndpointResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetWebhookEndpointResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -33072,6 +35461,11 @@ func (r GetWebhookEndpointResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r GetWebhookEndpointResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r GetWebhookEndpointResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -33153,6 +35547,11 @@ type UpdateWebhookEndpointResponse429Headers struct {
 	XRequestId string
 }
 
+// UpdateWebhookEndpointResponse431Headers the declared response headers of an HTTP 431 response for UpdateWebhookEndpoint
+type UpdateWebhookEndpointResponse431Headers struct {
+	XRequestId string
+}
+
 // UpdateWebhookEndpointResponse500Headers the declared response headers of an HTTP 500 response for UpdateWebhookEndpoint
 type UpdateWebhookEndpointResponse500Headers struct {
 	XRequestId string
@@ -33185,6 +35584,8 @@ type UpdateWebhookEndpointResponse struct {
 	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -33205,6 +35606,8 @@ type UpdateWebhookEndpointResponse struct {
 	Headers415 *UpdateWebhookEndpointResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateWebhookEndpointResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *UpdateWebhookEndpointResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *UpdateWebhookEndpointResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -33246,6 +35649,11 @@ func (r UpdateWebhookEndpointResponse) GetJSON415() *UnsupportedMediaType {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r UpdateWebhookEndpointResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r UpdateWebhookEndpointResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
@@ -33322,6 +35730,11 @@ type ListWebhookEndpointDeliveriesResponse429Headers struct {
 	XRequestId string
 }
 
+// ListWebhookEndpointDeliveriesResponse431Headers the declared response headers of an HTTP 431 response for ListWebhookEndpointDeliveries
+type ListWebhookEndpointDeliveriesResponse431Headers struct {
+	XRequestId string
+}
+
 // ListWebhookEndpointDeliveriesResponse500Headers the declared response headers of an HTTP 500 response for ListWebhookEndpointDeliveries
 type ListWebhookEndpointDeliveriesResponse500Headers struct {
 	XRequestId string
@@ -33352,6 +35765,8 @@ type ListWebhookEndpointDeliveriesResponse struct {
 	JSON404 *NotFound
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON431 the response for an HTTP 431 `application/json` response
+	JSON431 *RequestHeaderFieldsTooLarge
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -33370,6 +35785,8 @@ type ListWebhookEndpointDeliveriesResponse struct {
 	Headers404 *ListWebhookEndpointDeliveriesResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListWebhookEndpointDeliveriesResponse429Headers
+	// Headers431 the parsed response headers for an HTTP 431 response
+	Headers431 *ListWebhookEndpointDeliveriesResponse431Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListWebhookEndpointDeliveriesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -33406,6 +35823,11 @@ func (r ListWebhookEndpointDeliveriesResponse) GetJSON404() *NotFound {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r ListWebhookEndpointDeliveriesResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON431 returns the response for an HTTP 431 `application/json` response
+func (r ListWebhookEndpointDeliveriesResponse) GetJSON431() *RequestHeaderFieldsTooLarge {
+	return r.JSON431
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
