@@ -39,6 +39,8 @@ type chainConfig struct {
 	SandboxUSDC hexAddress    `env:"SANDBOX_USDC_ADDRESS" envDefault:"0x036CbD53842c5426634e7929541eC2318f3dCF7e" desc:"the TEST chain's USDC shown in capabilities while no chain serves TEST"`
 	LiveUSDC    hexAddress    `env:"LIVE_USDC_ADDRESS" envDefault:"0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" desc:"the LIVE chain's USDC (shown in capabilities; used when no LIVE addresses file is given)"`
 	DialTimeout time.Duration `env:"CHAIN_DIAL_TIMEOUT" envDefault:"30s" desc:"time to connect to a configured node and check its chain id and contracts"`
+	// ReattachInterval paces the probe of a node that did not answer at start (absentChains).
+	ReattachInterval time.Duration `env:"CHAIN_REATTACH_INTERVAL" envDefault:"10s" min:"1s" desc:"how often a process that started without its configured node (it did not answer) asks the node for its chain id; once it answers, the process drains and restarts in place to attach it"`
 	RPCTimeout  time.Duration `env:"CHAIN_RPC_TIMEOUT" envDefault:"10s" desc:"deadline of every call to a chain node (dev chain included); a node that does not answer in time is CHAIN_UNAVAILABLE (503)"`
 	// Confirmation depths of the chain indexers (docs/chain.md, Confirmations and reorgs).
 	TestConfirmations int    `env:"CHAIN_CONFIRMATIONS" envDefault:"0" min:"0" max:"1000" desc:"blocks the TEST chain's indexers stay below the head (0: index the head; the dev chain mines only on demand, so a deeper setting waits for later transactions)"`
@@ -297,4 +299,61 @@ func (c chainConfig) confirmations() map[core.Environment]uint64 {
 		core.EnvTest: uint64(max(c.TestConfirmations, 0)), //nolint:gosec // 0..1000, checked at load
 		core.EnvLive: uint64(max(c.LiveConfirmations, 0)), //nolint:gosec // 1..1000, checked at load
 	}
+}
+
+// absentChains are the environments whose configured node did not answer as the process
+// started: it serves without them (they answer CHAIN_UNAVAILABLE, as an environment without a
+// chain does) rather than stay down for as long as the node does, and restarts in place once
+// a node answers (errReattach).
+type absentChains []core.Environment
+
+// startServedChains is startChains for a serving process: an environment whose node is
+// unreachable (chainUnreachableError) is left out and reported, any other failure (a wrong
+// chain id, missing contracts, a bad key) stops the start as before.
+func startServedChains(ctx context.Context, cfg Config, log *slog.Logger) (map[core.Environment]ports.Chain, func(), absentChains, error) {
+	var absent absentChains
+	chains, release, err := startChainsSkipping(ctx, cfg, log, func(env core.Environment, err error) bool {
+		var unreachable chainUnreachableError
+		if !errors.As(err, &unreachable) {
+			return false
+		}
+		log.Error("chain node unreachable at start: serving without it (CHAIN_UNAVAILABLE) until it answers, then restarting to attach it",
+			"environment", env, "error", err.Error(), "probeEvery", cfg.Chain.ReattachInterval.String())
+		absent = append(absent, env)
+		return true
+	})
+	return chains, release, absent, err
+}
+
+// errReattach ends a serve whose absent node answered: main restarts the process in place.
+var errReattach = errors.New("a chain node that was unreachable at start answers: restarting to attach it")
+
+// watch probes each absent environment's node every ReattachInterval and reports the first
+// that answers its chain id with the environment's; nil when nothing is absent.
+func (a absentChains) watch(ctx context.Context, cfg Config) <-chan core.Environment {
+	if len(a) == 0 {
+		return nil
+	}
+	answered := make(chan core.Environment, 1)
+	go func() {
+		tick := time.NewTicker(cfg.Chain.ReattachInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			for _, env := range a {
+				probe, cancel := context.WithTimeout(ctx, cfg.Chain.DialTimeout)
+				err := checkChainID(probe, cfg.Chain.endpoint(env).RPCURL.reveal(), wallet.DefaultChain(env))
+				cancel()
+				if err == nil {
+					answered <- env
+					return
+				}
+			}
+		}
+	}()
+	return answered
 }

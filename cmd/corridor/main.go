@@ -115,6 +115,9 @@ func main() {
 		fmt.Fprintf(os.Stderr, "corridor: unknown command %q\n\n%s", os.Args[1], usage)
 		os.Exit(2)
 	}
+	if errors.Is(err, errReattach) {
+		err = restartInPlace(log)
+	}
 	var refused configError
 	if errors.As(err, &refused) {
 		fmt.Fprintln(os.Stderr, refused)
@@ -224,11 +227,11 @@ func serveURL(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) e
 		return err
 	}
 	log.Info("migrations applied", "version", version)
-	wcfg, releaseChains, err := serveConfig(ctx, cfg, dbURL, log)
+	wcfg, started, err := serveConfig(ctx, cfg, dbURL, log)
 	if err != nil {
 		return err
 	}
-	defer releaseChains()
+	defer started.release()
 	svc, err := wiring.Build(ctx, wcfg, log)
 	if err != nil {
 		return err
@@ -247,38 +250,53 @@ func serveURL(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) e
 	go func() { errCh <- svc.Server.Listen(addr) }()
 	log.Info("corridor serving", "addr", addr)
 	printFirstSteps(cfg)
+	var reattach error
 	select {
 	case err := <-errCh:
 		return err
 	case <-ctx.Done():
+	case env := <-started.absent.watch(ctx, cfg):
+		log.Warn("the chain node that did not answer at start answers: draining, then restarting in place to attach it", "environment", env)
+		reattach = errReattach
 	}
 	log.Info("shutting down: draining in-flight requests and running jobs")
-	return shutdown(svc.Server.Shutdown, svc.StopWorkers, cfg.Service.ShutdownHTTPGrace, cfg.Service.ShutdownWorkersGrace, log)
+	if err := shutdown(svc.Server.Shutdown, svc.StopWorkers, cfg.Service.ShutdownHTTPGrace, cfg.Service.ShutdownWorkersGrace, log); err != nil {
+		return err
+	}
+	return reattach
+}
+
+// chainsStarted is what serveConfig started of the chains: release closes them once the
+// service has stopped; absent are the environments whose node did not answer.
+type chainsStarted struct {
+	release func()
+	absent  absentChains
 }
 
 // serveConfig is the wiring configuration of a serving process: the session verifier, the
 // console's sign-in, the chains (started here; release them once the service has stopped), the
 // secrets, and the sandbox defaults of a local run.
-func serveConfig(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) (wiring.Config, func(), error) {
+func serveConfig(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) (wiring.Config, chainsStarted, error) {
 	var err error
 	wcfg := cfg.wiringConfig()
 	if wcfg.Identity, wcfg.SessionSecret, err = sessionVerifier(ctx, cfg, log); err != nil {
-		return wcfg, nil, err
+		return wcfg, chainsStarted{}, err
 	}
 	if wcfg.ConsoleSignIn, err = consoleSignIn(cfg); err != nil {
-		return wcfg, nil, err
+		return wcfg, chainsStarted{}, err
 	}
-	chains, releaseChains, err := startChains(ctx, cfg, log)
+	chains, releaseChains, absent, err := startServedChains(ctx, cfg, log)
 	if err != nil {
-		return wcfg, nil, err
+		return wcfg, chainsStarted{}, err
 	}
+	started := chainsStarted{release: releaseChains, absent: absent}
 	cipherKey, err := cfg.cipherKey()
 	if err == nil {
 		wcfg.OperatorToken, err = cfg.operatorToken()
 	}
 	if err != nil {
 		releaseChains()
-		return wcfg, nil, err
+		return wcfg, chainsStarted{}, err
 	}
 	wcfg.DatabaseURL, wcfg.CipherKey, wcfg.ChainAdapters = dbURL, cipherKey, chains
 	if cfg.Local {
@@ -291,7 +309,7 @@ func serveConfig(ctx context.Context, cfg Config, dbURL string, log *slog.Logger
 			log.Info("checkout: the local dev chain mines on demand; a payment completes once mined (CHECKOUT_CONFIRMATIONS=1 unless set)")
 		}
 	}
-	return wcfg, releaseChains, nil
+	return wcfg, started, nil
 }
 
 // shutdown drains the HTTP server and stops the job workers at the same time, each within its
@@ -451,4 +469,16 @@ func sessionCmd(cfg Config, args []string) error {
 	}
 	fmt.Println(token)
 	return nil
+}
+
+// restartInPlace replaces the process with a fresh run of the same command, arguments and
+// environment (same pid, so a supervisor sees no exit), once serve has drained and every
+// deferred release has run. It returns only when the exec failed.
+func restartInPlace(log *slog.Logger) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("restart in place: %w", err)
+	}
+	log.Warn("restarting in place", "executable", exe)
+	return fmt.Errorf("restart in place: %w", syscall.Exec(exe, os.Args, os.Environ()))
 }
