@@ -30,7 +30,7 @@ func TestCatchUpWalletMirror_StalledNode(t *testing.T) {
 	store := fake.NewStore()
 	w := wallet.Wallet{ID: core.NewID(core.PrefixWallet), TenantID: core.NewID(core.PrefixTenant), Environment: core.EnvTest, Name: "ops",
 		Purpose: wallet.PurposeGeneral, ChainID: 84532, Address: common.HexToAddress("0x00000000000000000000000000000000000000c1").Hex(),
-		Owners: []wallet.Owner{{Address: common.HexToAddress("0x00000000000000000000000000000000000000c2").Hex(), Role: wallet.RoleAdminOwner}},
+		Owners:    []wallet.Owner{{Address: common.HexToAddress("0x00000000000000000000000000000000000000c2").Hex(), Role: wallet.RoleAdminOwner}},
 		Threshold: 1, Status: wallet.StatusDeployed}
 	if err := store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error { return tx.Wallets().CreateWallet(ctx, w) }); err != nil {
 		t.Fatal(err)

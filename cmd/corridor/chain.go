@@ -41,7 +41,7 @@ type chainConfig struct {
 	DialTimeout time.Duration `env:"CHAIN_DIAL_TIMEOUT" envDefault:"30s" desc:"time to connect to a configured node and check its chain id and contracts"`
 	// ReattachInterval paces the probe of a node that did not answer at start (absentChains).
 	ReattachInterval time.Duration `env:"CHAIN_REATTACH_INTERVAL" envDefault:"10s" min:"1s" desc:"how often a process that started without its configured node (it did not answer) asks the node for its chain id; once it answers, the process drains and restarts in place to attach it"`
-	RPCTimeout  time.Duration `env:"CHAIN_RPC_TIMEOUT" envDefault:"10s" desc:"deadline of every call to a chain node (dev chain included); a node that does not answer in time is CHAIN_UNAVAILABLE (503)"`
+	RPCTimeout       time.Duration `env:"CHAIN_RPC_TIMEOUT" envDefault:"10s" desc:"deadline of every call to a chain node (dev chain included); a node that does not answer in time is CHAIN_UNAVAILABLE (503)"`
 	// Confirmation depths of the chain indexers (docs/chain.md, Confirmations and reorgs).
 	TestConfirmations int    `env:"CHAIN_CONFIRMATIONS" envDefault:"0" min:"0" max:"1000" desc:"blocks the TEST chain's indexers stay below the head (0: index the head; the dev chain mines only on demand, so a deeper setting waits for later transactions)"`
 	LiveConfirmations int    `env:"LIVE_CHAIN_CONFIRMATIONS" envDefault:"10" min:"1" max:"1000" desc:"blocks the LIVE chain's indexers stay below the head before posting a deposit or a claim funding; a reorg deeper than this is still undone, after the fact"`
