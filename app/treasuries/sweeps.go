@@ -83,11 +83,22 @@ func (s *Service) CreateSweep(ctx context.Context, p auth.Principal, read SweepR
 		return SweepView{}, core.E(core.CodeInternal, "treasury: a sweep read for another tenant")
 	}
 	var out SweepView
+	var refused error
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
+		refused = nil
 		var err error
 		out, err = s.recordSweep(ctx, tx, kernel.Acting(p, auth.ScopePaymentsCreate), read.sweep, read.payment)
+		if kernel.IsCommitted(err) {
+			// A policy deny in enforce mode recorded the payment FAILED with its decision log:
+			// both are kept (the 403 names them), and no sweep is recorded.
+			refused = err
+			return nil
+		}
 		return err
 	})
+	if err == nil && refused != nil {
+		return SweepView{}, refused
+	}
 	return out, err
 }
 

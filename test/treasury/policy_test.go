@@ -2,6 +2,7 @@ package treasury
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/corridorhq/corridor/core/policy"
@@ -53,5 +54,40 @@ func TestTreasury_AccountPolicyGatesSweeps(t *testing.T) {
 	c.Post(path, map[string]any{"sourceBucketId": a, "destBucketId": b, "amountUsd": "5", "ownerAddress": o.Address.Hex()}).Expect(t, http.StatusCreated)
 	if n := len(sweeps(t, ten.Root, id)); n != 1 {
 		t.Fatalf("sweeps %d, want the one within the policy", n)
+	}
+}
+
+// TestTreasury_DeniedSweepKeepsItsFailedPayment: a manual sweep the account's policy denies in
+// enforce mode answers 403 POLICY_DENIED naming a paymentId, and that payment is readable,
+// FAILED with failureReason POLICY_DENIED (its decision log kept with it), as for any Safe
+// payment the policy denies; no sweep is recorded. The sweep's unit of work used to roll the
+// FAILED payment and its decision back, so the paymentId the 403 named answered 404.
+func TestTreasury_DeniedSweepKeepsItsFailedPayment(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	o := harness.NewOwner(t)
+	account := createAccount(t, ten.Root, []owner{o}, 1, bucket("a", "OPERATING", 5000), bucket("b", "RESERVE", 5000))
+	id := account["accountId"].(string)
+	a, b := bucketAt(account, 0)["bucketId"], bucketAt(account, 1)["bucketId"]
+
+	pol := ten.Root.Post("/v1/policies", map[string]any{"name": "treasury cap",
+		"document": map[string]any{"schemaVersion": 1, "limits": map[string]any{"perTransactionUsd": "10"}}}).Expect(t, http.StatusCreated).JSON(t)["policyId"].(string)
+	ten.Root.Post("/v1/policies/"+pol+"/attachments", map[string]any{"subjectType": "treasury_account", "subjectId": id}).
+		Expect(t, http.StatusCreated)
+
+	c := harness.NewServer(t, func(c *wiring.Config) { c.PolicyEnforcement = policy.ModeEnforce }).Client(t).WithKey(ten.RootKey)
+	denied := c.Post("/v1/treasury/accounts/"+id+"/sweeps", map[string]any{"sourceBucketId": a, "destBucketId": b, "amountUsd": "10.000001"}).
+		ExpectError(t, http.StatusForbidden, "POLICY_DENIED")
+	details := denied["details"].(map[string]any)
+	paymentID, _ := details["paymentId"].(string)
+	if paymentID == "" || details["decisionLogId"] == nil {
+		t.Fatalf("the refusal names no payment or decision: %v", denied)
+	}
+	pay := c.Get("/v1/payments/"+paymentID).Expect(t, http.StatusOK).JSON(t)
+	if reason, _ := pay["failureReason"].(string); pay["status"] != "FAILED" || !strings.HasPrefix(reason, "POLICY_DENIED: PER_TXN_LIMIT") {
+		t.Fatalf("the denied sweep's payment: %v", pay)
+	}
+	if n := len(sweeps(t, ten.Root, id)); n != 0 {
+		t.Fatalf("a declined sweep was recorded: %d sweeps", n)
 	}
 }
