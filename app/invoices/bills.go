@@ -285,16 +285,28 @@ type AcceptRead struct {
 	payment          PaymentRead
 }
 
-func checkAcceptable(b invoice.Bill) error {
+// checkAcceptable lets a VERIFIED bill be accepted when the payer has not accepted it yet, or
+// accepted it with a payment that ended without moving money (CANCELLED or FAILED): that
+// acceptance is replaced, as an escrow invoice's failed settlement is (docs/invoices.md).
+func checkAcceptable(ctx context.Context, tx txView, b invoice.Bill) error {
 	if b.VerificationStatus != invoice.Verified {
 		return core.E(core.CodeInvalidState, "bill %s is %s: only a VERIFIED bill can be accepted", b.ID, b.VerificationStatus).
 			WithDetails(map[string]any{"verificationStatus": string(b.VerificationStatus)})
 	}
-	if b.PayerDecision != "" {
-		return core.E(core.CodeInvalidState, "bill %s was already %s (payment %s)", b.ID, b.PayerDecision, b.PayerPaymentID).
-			WithDetails(map[string]any{"payerDecision": b.PayerDecision})
+	if b.PayerDecision == "" {
+		return nil
 	}
-	return nil
+	if b.PayerPaymentID != "" {
+		pay, err := tx.Payments().FindPayment(ctx, b.PayerTenantID, b.Environment, b.PayerPaymentID)
+		if err != nil {
+			return err
+		}
+		if pay.Status == safepay.StatusCancelled || pay.Status == safepay.StatusFailed {
+			return nil
+		}
+	}
+	return core.E(core.CodeInvalidState, "bill %s was already %s (payment %s)", b.ID, b.PayerDecision, b.PayerPaymentID).
+		WithDetails(map[string]any{"payerDecision": b.PayerDecision})
 }
 
 // ReadAccept validates the payer's acceptance and reads the chain for its Safe payment from
@@ -303,14 +315,21 @@ func (s *Service) ReadAccept(ctx context.Context, p auth.Principal, id, walletID
 	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeInvoicesPay); err != nil {
 		return AcceptRead{}, err
 	}
-	b, err := s.findBill(ctx, p, id)
-	if err != nil {
-		return AcceptRead{}, err
-	}
 	if strings.TrimSpace(walletID) == "" {
+		if _, err := s.findBill(ctx, p, id); err != nil {
+			return AcceptRead{}, err
+		}
 		return AcceptRead{}, core.Invalid("walletId", "is required")
 	}
-	if err := checkAcceptable(b); err != nil {
+	var b invoice.Bill
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
+		var err error
+		if b, err = tx.Invoices().FindInboundBill(ctx, p.TenantID, p.Environment, strings.TrimSpace(id)); err != nil {
+			return err
+		}
+		return checkAcceptable(ctx, tx, b)
+	})
+	if err != nil {
 		return AcceptRead{}, err
 	}
 	chain := b.ChainID
@@ -345,7 +364,7 @@ func (s *Service) Accept(ctx context.Context, p auth.Principal, read AcceptRead)
 		if err != nil {
 			return err
 		}
-		if err := checkAcceptable(b); err != nil {
+		if err := checkAcceptable(ctx, tx, b); err != nil {
 			return err
 		}
 		pay, err := read.payment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate))

@@ -326,6 +326,37 @@ func TestBills_ParallelAcceptsProposeOnce(t *testing.T) {
 	}
 }
 
+// TestBills_AcceptAgainOnceItsPaymentIsCancelled: an acceptance whose payment is cancelled (or
+// fails) moved no money, so the payer may accept the bill again, from the same or another
+// wallet: a new payment is proposed and linked. While a linked payment can still move money a
+// second acceptance is refused. The bill used to stay ACCEPTED with the cancelled payment, and
+// could never be paid through Corridor again.
+func TestBills_AcceptAgainOnceItsPaymentIsCancelled(t *testing.T) {
+	w := newBillWorld(t)
+	a := w.auth(newKey(t), "31")
+	id := w.send(t, w.body(a, w.signer, a.sign(t, w.signer)))["invoiceId"].(string)
+	accept := func() *harness.Response {
+		return w.payer.Root.Post("/v1/bills/inbound/"+id+"/accept", map[string]any{"walletId": w.payerWallet["id"]})
+	}
+	first := accept().Expect(t, 200).JSON(t)["payerPaymentId"].(string)
+	accept().ExpectError(t, 409, "INVALID_STATE")
+	w.payer.Root.Post("/v1/payments/"+first+"/cancel", map[string]any{}).Expect(t, 200)
+
+	again := accept().Expect(t, 200).JSON(t)
+	second, _ := again["payerPaymentId"].(string)
+	if again["payerDecision"] != "ACCEPTED" || second == "" || second == first {
+		t.Fatalf("accepted again: %v (first payment %s)", again, first)
+	}
+	pay := w.payer.Root.Get("/v1/payments/"+second).Expect(t, 200).JSON(t)
+	if pay["status"] != "AWAITING_SIGNATURE" || pay["amount"] != "12.5" {
+		t.Fatalf("the new payment: %v", pay)
+	}
+	accept().ExpectError(t, 409, "INVALID_STATE")
+	if got := w.payer.Root.Get("/v1/bills/inbound/"+id).Expect(t, 200).JSON(t); got["payerPaymentId"] != second {
+		t.Fatalf("the bill links %v, want %s", got["payerPaymentId"], second)
+	}
+}
+
 // TestBills_AgentKeyCannotAcceptFromATenantWallet: accepting a bill proposes a Safe payment from
 // the wallet named; an agent key may only pay from its own agent's wallet, so accepting with the
 // tenant's wallet is refused AGENT_WALLET_ONLY and the bill stays undecided (docs/decisions/tenancy.md).
