@@ -2,8 +2,10 @@ package treasuries
 
 import (
 	"context"
-	"github.com/corridorhq/corridor/app/kernel"
+	"fmt"
 	"time"
+
+	"github.com/corridorhq/corridor/app/kernel"
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
@@ -62,6 +64,10 @@ func (s *Service) Advance(ctx context.Context, p auth.Principal, read AdvanceRea
 		a, err := tx.Treasury().LockAccount(ctx, read.account.TenantID, read.account.ID)
 		if err != nil {
 			return err
+		}
+		if a.ClockOffsetDays+read.days > treasury.MaxClockOffsetDays {
+			return core.Invalid("days", fmt.Sprintf("must be at most %d: the account's simulated clock is %d days ahead and runs at most %d days ahead",
+				max(treasury.MaxClockOffsetDays-a.ClockOffsetDays, 0), a.ClockOffsetDays, treasury.MaxClockOffsetDays))
 		}
 		a.ClockOffsetDays += read.days
 		if err := tx.Treasury().SetClockOffset(ctx, a.TenantID, a.ID, a.ClockOffsetDays); err != nil {

@@ -35,6 +35,10 @@ const (
 	MaxRulesPerAccount = 50
 	// MaxAdvanceDays bounds one call of the sandbox clock helper.
 	MaxAdvanceDays = 366
+	// MaxClockOffsetDays bounds how far ahead of the wall clock the helper moves an account in
+	// all: a hundred years of 366 days. Unbounded, the offset ran past what an instant holds
+	// and the account's simulated clock wrapped into the past.
+	MaxClockOffsetDays = 100 * MaxAdvanceDays
 )
 
 // Kind is a bucket's role.
@@ -82,7 +86,7 @@ type Account struct {
 
 // Now is the account's simulated instant for a wall-clock instant.
 func (a Account) Now(wall time.Time) time.Time {
-	return wall.UTC().Add(time.Duration(a.ClockOffsetDays) * 24 * time.Hour)
+	return wall.UTC().AddDate(0, 0, a.ClockOffsetDays)
 }
 
 // Bucket finds one of the account's buckets.

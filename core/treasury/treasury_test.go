@@ -128,3 +128,16 @@ func TestRuleDue(t *testing.T) {
 		t.Fatal("a disabled rule is due")
 	}
 }
+
+// TestAccountNow_LargeOffsetDoesNotWrap: an account's simulated instant is its offset in
+// calendar days after the wall clock, however large: past 106751 days a time.Duration
+// overflowed and the simulated clock wrapped into the past.
+func TestAccountNow_LargeOffsetDoesNotWrap(t *testing.T) {
+	wall := time.Date(2026, 12, 7, 22, 0, 0, 0, time.UTC)
+	for _, days := range []int{0, 1, MaxClockOffsetDays, 106752, 3_000_000} {
+		got := Account{ClockOffsetDays: days}.Now(wall)
+		if want := wall.AddDate(0, 0, days); !got.Equal(want) || got.Before(wall) {
+			t.Fatalf("offset %d days: %s, want %s", days, got, want)
+		}
+	}
+}

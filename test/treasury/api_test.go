@@ -104,3 +104,35 @@ func TestTreasury_OtherTenantAndLive(t *testing.T) {
 	reader.Get("/v1/treasury/accounts/"+id).Expect(t, 200)
 	reader.Post("/v1/treasury/accounts/"+id+"/rules", map[string]any{"type": "REBALANCE_TO_TARGET"}).ExpectError(t, 403, "INSUFFICIENT_SCOPE")
 }
+
+// TestTreasury_ClockHelperIsBounded: the sandbox clock helper moves an account at most 36600
+// days (a hundred years of 366) ahead in all; each advance within the bound moves the
+// simulated clock forward, and one past it is 400 VALIDATION_FAILED on days and changes
+// nothing. Unbounded, repeated advances ran the offset past what an instant holds (106751
+// days) and the account's simulated clock wrapped into the past, where its rules were due to
+// the database but never to the runner.
+func TestTreasury_ClockHelperIsBounded(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	o := harness.NewOwner(t)
+	account := ten.Root.Post("/v1/treasury/accounts", map[string]any{"name": "clock", "owners": ownersBody(o),
+		"buckets": []map[string]any{bucket("a", "OPERATING", 5000), bucket("b", "RESERVE", 5000)}}).Expect(t, 202).JSON(t)
+	path := "/v1/sandbox/treasury/accounts/" + account["accountId"].(string) + "/advance"
+	last := ""
+	for i := 1; i <= 100; i++ {
+		adv := ten.Root.Post(path, map[string]any{"days": 366}).Expect(t, 200).JSON(t)
+		now, _ := adv["simulatedNow"].(string)
+		if adv["clockOffsetDays"] != float64(366*i) || now <= last {
+			t.Fatalf("advance %d: %v after %s", i, adv, last)
+		}
+		last = now
+	}
+	refused := ten.Root.Post(path, map[string]any{"days": 1}).ExpectError(t, 400, "VALIDATION_FAILED")
+	if harness.Field(refused, "days") == "" {
+		t.Fatalf("the refusal names no days: %v", refused)
+	}
+	got := ten.Root.Get("/v1/treasury/accounts/"+account["accountId"].(string)).Expect(t, 200).JSON(t)
+	if got["clockOffsetDays"] != float64(36600) {
+		t.Fatalf("clockOffsetDays %v after the refusal, want 36600", got["clockOffsetDays"])
+	}
+}
