@@ -136,6 +136,10 @@ func (s *Service) Advance(ctx context.Context, p auth.Principal, id string, seco
 		if err != nil {
 			return err
 		}
+		if inv.ClockOffsetSeconds+*seconds > invoice.MaxClockOffsetSeconds {
+			return core.Invalid("seconds", fmt.Sprintf("must be at most %d: the invoice's clock is %d seconds ahead and runs at most %d seconds ahead",
+				max(invoice.MaxClockOffsetSeconds-inv.ClockOffsetSeconds, 0), inv.ClockOffsetSeconds, int64(invoice.MaxClockOffsetSeconds)))
+		}
 		inv.ClockOffsetSeconds += *seconds
 		inv.UpdatedAt = s.clock.Now().UTC()
 		if err := saveInvoice(ctx, tx, inv, false); err != nil {

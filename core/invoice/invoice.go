@@ -34,6 +34,10 @@ const (
 	MaxEvidenceBytes    = 4000
 	// MaxAdvanceSeconds bounds one call of the sandbox clock helper (a year).
 	MaxAdvanceSeconds = 366 * 24 * 3600
+	// MaxClockOffsetSeconds bounds how far ahead the helper moves an invoice's clock in all:
+	// a hundred such years. Unbounded, the offset ran past what a time.Duration holds and the
+	// invoice's clock wrapped into the past, where an expired invoice could be released again.
+	MaxClockOffsetSeconds = 100 * MaxAdvanceSeconds
 )
 
 // Invoice is an escrow invoice: the payer funds a 2-of-3 hold Safe (payer, payee, arbiter),
@@ -66,7 +70,8 @@ type Invoice struct {
 
 // Now is the invoice's clock: the real time plus its sandbox offset.
 func (i Invoice) Now(real time.Time) time.Time {
-	return real.Add(time.Duration(i.ClockOffsetSeconds) * time.Second)
+	const day = 24 * 3600
+	return real.UTC().AddDate(0, 0, int(i.ClockOffsetSeconds/day)).Add(time.Duration(i.ClockOffsetSeconds%day) * time.Second)
 }
 
 // Expired reports whether expiresAt has passed at now (an invoice without one never expires).

@@ -3,6 +3,7 @@ package invoices
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/corridorhq/corridor/test/harness"
 )
@@ -24,5 +25,23 @@ func TestInvoices_BadExpiresAtNamesItsField(t *testing.T) {
 	}
 	if total := ten.Root.Get("/v1/invoices").Expect(t, 200).JSON(t)["total"].(float64); total != 0 {
 		t.Fatal("a refused invoice was created")
+	}
+}
+
+// TestInvoices_ClockHelperIsBounded: the sandbox clock helper moves an invoice's clock at most
+// a hundred of its one-year steps ahead in all; an advance past that is 400 VALIDATION_FAILED
+// on seconds. Unbounded, repeated advances ran the offset past what a time.Duration holds
+// (about 292 years): the invoice's clock wrapped into the past, and a FUNDED invoice refused
+// release after its expiry could be released again.
+func TestInvoices_ClockHelperIsBounded(t *testing.T) {
+	ten := env().NewTenant(t)
+	inv := createInvoice(t, ten.Root, newKey(t), newKey(t), "5", map[string]any{"expiresAt": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})
+	path := "/v1/sandbox/invoices/" + inv["invoiceId"].(string) + "/advance"
+	for i := 0; i < 100; i++ {
+		ten.Root.Post(path, map[string]any{"seconds": 366 * 24 * 3600}).Expect(t, 200)
+	}
+	refused := ten.Root.Post(path, map[string]any{"seconds": 1}).ExpectError(t, 400, "VALIDATION_FAILED")
+	if harness.Field(refused, "seconds") == "" {
+		t.Fatalf("the refusal names no seconds: %v", refused)
 	}
 }
