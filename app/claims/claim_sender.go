@@ -111,6 +111,13 @@ func (s *Service) expireForSender(ctx context.Context, p auth.Principal, id stri
 		if force && c.Status == claim.StatusOpen && c.RedeemedAt == nil && !c.Expired(now) {
 			c.ExpiresAt = now
 		}
+		if force && c.RedeemedAt != nil && (c.Status == claim.StatusOpen || c.Status == claim.StatusLocked) && !c.Expired(now) {
+			// The recipient redeemed it: the helper does not end its lifetime early, and the
+			// refusal says so rather than pointing the sender at a refund it cannot have yet.
+			return core.E(claim.CodeNotExpired, "the claim was redeemed at %s: the sandbox helper does not end a redeemed claim's lifetime early (it expires at %s)",
+				c.RedeemedAt.UTC().Format(time.RFC3339), c.ExpiresAt.Format(time.RFC3339)).
+				WithDetails(map[string]any{"expiresAt": c.ExpiresAt.Format(time.RFC3339), "redeemedAt": c.RedeemedAt.UTC().Format(time.RFC3339)})
+		}
 		if (c.Status == claim.StatusOpen || c.Status == claim.StatusLocked) && !c.Expired(now) {
 			return core.E(claim.CodeNotExpired, "the claim expires at %s; a refund can be requested after that",
 				c.ExpiresAt.Format(time.RFC3339)).WithDetails(map[string]any{"expiresAt": c.ExpiresAt.Format(time.RFC3339)})

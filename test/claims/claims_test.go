@@ -372,3 +372,34 @@ func TestClaim_ReindexedLogsChangeNothing(t *testing.T) {
 		t.Fatalf("payment %v", p)
 	}
 }
+
+// TestClaim_SandboxExpireOfARedeemedClaimSaysSo: the sandbox helper does not end a redeemed
+// claim's lifetime early; its 409 CLAIM_NOT_EXPIRED says the claim was redeemed (details
+// redeemedAt) instead of only pointing the sender at a refund after expiresAt, and the claim
+// and its payment are unchanged.
+func TestClaim_SandboxExpireOfARedeemedClaimSaysSo(t *testing.T) {
+	t.Parallel()
+	sender := funded(t, "20")
+	_, payment, cl := openClaim(t, sender, "5")
+	claimID, payID := cl["claimId"].(string), payment["paymentId"].(string)
+	token := harness.ClaimLinkToken(t, harness.SMSBody(t, sender.Root, "claim_link", nil))
+	anon := env().Client(t)
+	ch := anon.Post("/v1/claims/"+token+"/phone-code", nil).Expect(t, 201).JSON(t)
+	code := harness.SMSCode(t, harness.SMSBody(t, sender.Root, "claim_phone_code", nil))
+	anon.Post("/v1/claims/"+token+"/phone-code/verify", map[string]any{"challengeId": ch["challengeId"], "code": code}).Expect(t, 200)
+	recipient, dest := onboarded(t)
+	recipient.Root.Post("/v1/claims/"+token+"/redeem", map[string]any{"challengeId": ch["challengeId"], "destinationId": dest}).Expect(t, 200)
+
+	e := sender.Root.Post("/v1/sandbox/offramp/claims/"+claimID+"/expire", nil).ExpectError(t, 409, "CLAIM_NOT_EXPIRED")
+	details, _ := e["details"].(map[string]any)
+	if details["redeemedAt"] == nil || !strings.Contains(e["message"].(string), "redeemed") {
+		t.Fatalf("the refusal does not say the claim was redeemed: %v", e)
+	}
+	got := sender.Root.Get("/v1/offramp/claims/"+claimID).Expect(t, 200).JSON(t)
+	if got["expiresAt"] != cl["expiresAt"] || got["redeemed"] != true || got["paymentStatus"] == "REFUND_PENDING" {
+		t.Fatalf("the claim changed: %v", got)
+	}
+	if p := sender.Root.Get("/v1/offramp/payments/"+payID).Expect(t, 200).JSON(t); p["status"] != "AWAITING_RECIPIENT_CONFIRMATION" {
+		t.Fatalf("the payment changed: %v", p)
+	}
+}
