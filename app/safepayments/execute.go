@@ -33,7 +33,7 @@ func (s *Service) ReadExecution(ctx context.Context, p auth.Principal, id, owner
 	if err != nil {
 		return ExecutionRead{}, err
 	}
-	pay, err := s.findPayment(ctx, p, id)
+	pay, err := findActedPayment(ctx, s.store, p, id)
 	if err != nil {
 		return ExecutionRead{}, err
 	}
@@ -101,7 +101,7 @@ func (s *Service) ReadCancel(ctx context.Context, p auth.Principal, id, ownerAdd
 	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
 		return CancelRead{}, err
 	}
-	pay, err := s.findPayment(ctx, p, id)
+	pay, err := findActedPayment(ctx, s.store, p, id)
 	if err != nil {
 		return CancelRead{}, err
 	}

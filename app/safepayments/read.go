@@ -45,6 +45,21 @@ func (s *Service) findPayment(ctx context.Context, p auth.Principal, id string) 
 	return pay, err
 }
 
+// findActedPayment is findPayment for a step on the payment (sign, execute, cancel): an agent
+// key acts only on its own agent's wallet's payments, as it proposes only from it
+// (kernel.RequireAgentWallet: 403 INSUFFICIENT_SCOPE, details.reason AGENT_WALLET_ONLY).
+func findActedPayment(ctx context.Context, store kernel.Units[txView], p auth.Principal, id string) (safepay.Payment, error) {
+	var pay safepay.Payment
+	err := store.InTx(ctx, func(ctx context.Context, tx txView) error {
+		var err error
+		if pay, err = tx.Payments().FindPayment(ctx, p.TenantID, p.Environment, strings.TrimSpace(id)); err != nil {
+			return err
+		}
+		return kernel.RequireAgentWallet(ctx, tx.Agents(), p, pay.SourceWalletID)
+	})
+	return pay, err
+}
+
 // lockCallerPayment locks a payment by id and checks it is the caller's, so another tenant's
 // payment answers exactly like a missing one.
 func lockCallerPayment(ctx context.Context, tx txView, p auth.Principal, id string) (safepay.Payment, error) {

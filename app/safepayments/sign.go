@@ -91,7 +91,7 @@ func (s *Service) ReadSignature(ctx context.Context, p auth.Principal, id, signa
 	if err != nil {
 		return SignatureRead{}, err
 	}
-	pay, err := s.findPayment(ctx, p, id)
+	pay, err := findActedPayment(ctx, s.store, p, id)
 	if err != nil {
 		return SignatureRead{}, err
 	}

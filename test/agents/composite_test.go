@@ -54,3 +54,40 @@ func TestAgents_CompositeRoutesStayInTheAgentsWallet(t *testing.T) {
 		t.Fatalf("an agent's checkout refund: %d %s", r.Status, r.Body)
 	}
 }
+
+// TestAgents_PaymentStepsStayInTheAgentsWallet: an agent key signs, executes and cancels only
+// its own wallet's payments, as it proposes only from it. On a tenant wallet's payments (one
+// awaiting its two signatures with a later one queued behind it) each step answers 403
+// AGENT_WALLET_ONLY and changes nothing: no signature recorded, no cancel, no rejection
+// proposed on the tenant's wallet. The agent cancels its own wallet's payment.
+func TestAgents_PaymentStepsStayInTheAgentsWallet(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	o, o2 := harness.NewOwner(t), harness.NewOwner(t)
+	agentID := createAgent(t, ten.Root, "bot")["id"].(string)
+	own := agentWallet(t, ten, agentID, o, "10")
+	tenantWallet := ten.Root.Post("/v1/wallets", map[string]any{"name": "treasury", "threshold": 2,
+		"owners": []map[string]any{{"address": o.Address.Hex(), "role": "FINANCE_OWNER"}, {"address": o2.Address.Hex(), "role": "FINANCE_OWNER"}}}).
+		Expect(t, http.StatusCreated).JSON(t)["id"].(string)
+	ten.Root.WaitWalletDeployed(t, tenantWallet)
+	ten.Root.Fund(t, tenantWallet, "10")
+	bot := env().Client(t).WithKey(agentKey(t, ten.Root, agentID, "*")["key"].(string))
+
+	first := ten.Root.Post("/v1/payments", payBody(tenantWallet, "1")).Expect(t, http.StatusCreated).JSON(t)["id"].(string)
+	ten.Root.Post("/v1/payments", payBody(tenantWallet, "2")).Expect(t, http.StatusCreated)
+	agentWalletOnly(t, bot.SignPayment(t, first, o))
+	agentWalletOnly(t, bot.Post("/v1/payments/"+first+"/execute", nil))
+	agentWalletOnly(t, bot.Post("/v1/payments/"+first+"/cancel", nil))
+	got := ten.Root.Get("/v1/payments/"+first).Expect(t, http.StatusOK).JSON(t)
+	if got["status"] != "AWAITING_SIGNATURE" || len(got["signatures"].([]any)) != 0 {
+		t.Fatalf("the tenant's payment after the agent's refused steps: %v", got)
+	}
+	if n := ten.Root.Get("/v1/payments").Expect(t, http.StatusOK).JSON(t)["total"]; n != float64(2) {
+		t.Fatalf("the tenant has %v payments, want the 2 it proposed (no rejection)", n)
+	}
+
+	mine := bot.Post("/v1/payments", payBody(own, "1")).Expect(t, http.StatusCreated).JSON(t)["id"].(string)
+	if c := bot.Post("/v1/payments/"+mine+"/cancel", nil).Expect(t, http.StatusOK).JSON(t); c["status"] != "CANCELLED" {
+		t.Fatalf("the agent's cancel of its own payment: %v", c)
+	}
+}
