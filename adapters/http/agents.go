@@ -54,7 +54,7 @@ func (h *agentsHandlers) agentEndpoints() []Endpoint {
 		{Method: "POST", Path: "/v1/agents/{id}/reactivate", Summary: "Reactivate a suspended agent (idempotent)", Tag: "agents",
 			Auth: authRequired, SandboxOnly: true, Scopes: manage, Params: pathID,
 			Responses: map[int]any{200: agentResponse{}, 404: Envelope{}}, Handler: h.reactivateAgent},
-		{Method: "POST", Path: "/v1/agents/{id}/keys", Grants: "agent_key", Summary: "Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently", Tag: "agents",
+		{Method: "POST", Path: "/v1/agents/{id}/keys", Grants: "agent_key", Summary: "Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, members:manage, policies:write, treasury:write and twofactor:manage are dropped silently", Tag: "agents",
 			Auth: authRequired, SandboxOnly: true, Scopes: manage, Params: pathID, Request: agentKeyCreateRequest{},
 			Responses: map[int]any{201: apiKeyCreateResponse{}, 404: Envelope{}}, Handler: h.createAgentKey, SecretFields: []string{"key"}},
 		{Method: "GET", Path: "/v1/agents/{id}/limits", Summary: "An agent's spend limits", Tag: "agents",

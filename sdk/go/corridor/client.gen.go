@@ -315,7 +315,7 @@ type ClientInterface interface {
 
 	// CreateAgentKeyWithBody Mint a key whose principal is the agent
 	//
-	// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently.
+	// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, members:manage, policies:write, treasury:write and twofactor:manage are dropped silently.
 	//
 	// Requires the scopes `agents:manage`.
 	//
@@ -328,7 +328,7 @@ type ClientInterface interface {
 
 	// CreateAgentKey Mint a key whose principal is the agent
 	//
-	// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently.
+	// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, members:manage, policies:write, treasury:write and twofactor:manage are dropped silently.
 	//
 	// Requires the scopes `agents:manage`.
 	//
@@ -3080,7 +3080,7 @@ func (c *Client) CreateAgentCard(ctx context.Context, id string, params *CreateA
 
 // CreateAgentKeyWithBody Mint a key whose principal is the agent
 //
-// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently.
+// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, members:manage, policies:write, treasury:write and twofactor:manage are dropped silently.
 //
 // Requires the scopes `agents:manage`.
 //
@@ -3103,7 +3103,7 @@ func (c *Client) CreateAgentKeyWithBody(ctx context.Context, id string, params *
 
 // CreateAgentKey Mint a key whose principal is the agent
 //
-// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently.
+// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, members:manage, policies:write, treasury:write and twofactor:manage are dropped silently.
 //
 // Requires the scopes `agents:manage`.
 //

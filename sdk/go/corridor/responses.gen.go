@@ -297,7 +297,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateAgentKeyWithBodyWithResponse Mint a key whose principal is the agent
 	//
-	// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently.
+	// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, members:manage, policies:write, treasury:write and twofactor:manage are dropped silently.
 	//
 	// Requires the scopes `agents:manage`.
 	//
@@ -310,7 +310,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateAgentKeyWithResponse Mint a key whose principal is the agent
 	//
-	// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently.
+	// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, members:manage, policies:write, treasury:write and twofactor:manage are dropped silently.
 	//
 	// Requires the scopes `agents:manage`.
 	//
@@ -36264,7 +36264,7 @@ func (c *ClientWithResponses) CreateAgentCardWithResponse(ctx context.Context, i
 
 // CreateAgentKeyWithBodyWithResponse Mint a key whose principal is the agent
 //
-// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently.
+// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, members:manage, policies:write, treasury:write and twofactor:manage are dropped silently.
 //
 // Requires the scopes `agents:manage`.
 //
@@ -36283,7 +36283,7 @@ func (c *ClientWithResponses) CreateAgentKeyWithBodyWithResponse(ctx context.Con
 
 // CreateAgentKeyWithResponse Mint a key whose principal is the agent
 //
-// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently.
+// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, members:manage, policies:write, treasury:write and twofactor:manage are dropped silently.
 //
 // Requires the scopes `agents:manage`.
 //

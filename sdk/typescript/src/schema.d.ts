@@ -427,7 +427,7 @@ export interface paths {
         put?: never;
         /**
          * Mint a key whose principal is the agent
-         * @description Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently.
+         * @description Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, members:manage, policies:write, treasury:write and twofactor:manage are dropped silently.
          *
          *     Requires the scopes `agents:manage`.
          *
