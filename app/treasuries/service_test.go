@@ -340,3 +340,36 @@ type noWallets struct{}
 func (noWallets) CreateBucketWallet(context.Context, auth.Principal, BucketWallet) (wallet.Wallet, error) {
 	return wallet.Wallet{}, errors.New("not reached")
 }
+
+// TestTreasury_YieldDayOfAnUnreadableBucketIsBookedLater: a bucket whose balance could not be
+// read earns nothing on that run, and a later run of the same day books it, though the account's
+// other bucket, booked on the first run, now reads another balance: that bucket's day stays as
+// first booked, and its conflict does not keep the other bucket from its day.
+func TestTreasury_YieldDayOfAnUnreadableBucketIsBookedLater(t *testing.T) {
+	a := threeBuckets()
+	for i := range a.Buckets {
+		a.Buckets[i].ApyBps = 3650 // 0.1 % a day: 100 USDC a day on 100,000
+	}
+	rule := treasury.Rule{ID: "trl_1", AccountID: a.ID, TenantID: a.TenantID, Environment: a.Environment, Type: treasury.RuleSweepExcess,
+		SourceBucketID: a.Buckets[2].ID, DestBucketID: a.Buckets[0].ID, IntervalSeconds: 3600, CreatedAt: a.CreatedAt}
+	w := newTreasuryWorld(t, a, rule, a.CreatedAt.Add(48*time.Hour), noPayments{t})
+	w.fund(t, a.Buckets[0], 100_000_000000)
+	w.fund(t, a.Buckets[2], 100_000_000000)
+	unreadable := common.HexToAddress(a.Buckets[2].Address)
+	w.chain.FailBalanceReads(unreadable)
+	ctx := context.Background()
+	if err := w.svc.AccrueYield(ctx, core.EnvTest); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := w.svc.accruedYield(ctx, a); got[a.Buckets[0].ID] != 100_000000 || got[a.Buckets[2].ID] != 0 {
+		t.Fatalf("first run: %v", got)
+	}
+	w.chain.ServeBalanceReads(unreadable)
+	w.fund(t, a.Buckets[0], 50_000_000000) // bucket a reads another balance on the second run
+	if err := w.svc.AccrueYield(ctx, core.EnvTest); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := w.svc.accruedYield(ctx, a); got[a.Buckets[0].ID] != 100_000000 || got[a.Buckets[2].ID] != 100_000000 {
+		t.Fatalf("second run of the same day: %v, want each bucket's day booked once", got)
+	}
+}

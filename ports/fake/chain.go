@@ -315,6 +315,13 @@ func (c *Chain) FailBalanceReads(address common.Address) {
 	c.unreadable[address] = true
 }
 
+// ServeBalanceReads undoes FailBalanceReads for address: the node answers for it again.
+func (c *Chain) ServeBalanceReads(address common.Address) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.unreadable, address)
+}
+
 // USDCBalance is the address's USDC, or an error for an address made unreadable.
 func (c *Chain) USDCBalance(_ context.Context, address common.Address) (*big.Int, error) {
 	c.mu.Lock()
