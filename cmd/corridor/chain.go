@@ -98,14 +98,10 @@ func (s secret) reveal() string             { return string(s) }
 func (s secret) set() bool                  { return s != "" }
 func (secret) MarshalText() ([]byte, error) { return []byte("[redacted]"), nil }
 
-// startChains connects the chains of both environments and returns them with a function that
-// releases them (and stops a dev chain this process started). Nothing configured is no chain.
-func startChains(ctx context.Context, cfg Config, log *slog.Logger) (map[core.Environment]ports.Chain, func(), error) {
-	return startChainsSkipping(ctx, cfg, log, nil)
-}
-
-// startChainsSkipping is startChains where skip, when set, is asked about an environment whose
-// chain could not be started: true leaves that environment without a chain and carries on.
+// startChainsSkipping connects the chains of both environments and returns them with a function
+// that releases them (and stops a dev chain this process started); nothing configured is no
+// chain. skip is asked about an environment whose chain could not be started: true leaves that
+// environment without a chain and carries on (serve's unreachable node, check's).
 func startChainsSkipping(ctx context.Context, cfg Config, log *slog.Logger, skip func(core.Environment, error) bool) (map[core.Environment]ports.Chain, func(), error) {
 	chains := map[core.Environment]ports.Chain{}
 	var closers []func()
@@ -307,7 +303,7 @@ func (c chainConfig) confirmations() map[core.Environment]uint64 {
 // a node answers (errReattach).
 type absentChains []core.Environment
 
-// startServedChains is startChains for a serving process: an environment whose node is
+// startServedChains is startChainsSkipping for a serving process: an environment whose node is
 // unreachable (chainUnreachableError) is left out and reported, any other failure (a wrong
 // chain id, missing contracts, a bad key) stops the start as before.
 func startServedChains(ctx context.Context, cfg Config, log *slog.Logger) (map[core.Environment]ports.Chain, func(), absentChains, error) {

@@ -480,5 +480,5 @@ func restartInPlace(log *slog.Logger) error {
 		return fmt.Errorf("restart in place: %w", err)
 	}
 	log.Warn("restarting in place", "executable", exe)
-	return fmt.Errorf("restart in place: %w", syscall.Exec(exe, os.Args, os.Environ()))
+	return fmt.Errorf("restart in place: %w", syscall.Exec(exe, os.Args, os.Environ())) //nolint:gosec // this very binary, with its own arguments and environment
 }
