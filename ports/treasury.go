@@ -43,6 +43,10 @@ type TreasuryRepo interface {
 	ListSweeps(ctx context.Context, tenantID, accountID string, page Page) ([]treasury.Sweep, int, error)
 	// LatestRuleSweep is the newest sweep a rule proposed, ok=false when none.
 	LatestRuleSweep(ctx context.Context, tenantID, ruleID string) (s treasury.Sweep, ok bool, err error)
+	// PendingSweepOutflows sums, per source bucket, the sweeps of an account whose payment can
+	// still move money (not COMPLETED, FAILED or CANCELLED); walletIDs are the account's bucket
+	// wallets, the payments' sources.
+	PendingSweepOutflows(ctx context.Context, tenantID, accountID string, walletIDs []string) (map[string]int64, error)
 	// FindSweepByPayment is the sweep whose payment is paymentID, ok=false when the payment is
 	// not a sweep's.
 	FindSweepByPayment(ctx context.Context, tenantID, paymentID string) (s treasury.Sweep, ok bool, err error)

@@ -329,6 +329,33 @@ func (r treasuryRepo) FindSweepByPayment(ctx context.Context, tenantID, paymentI
 	return s, err == nil, err
 }
 
+// PendingSweepOutflows reads from the payments side: the sources' live payments (their partial
+// index), each joined to its sweep by the sweep's unique payment key.
+func (r treasuryRepo) PendingSweepOutflows(ctx context.Context, tenantID, accountID string, walletIDs []string) (map[string]int64, error) {
+	out := map[string]int64{}
+	if len(walletIDs) == 0 {
+		return out, nil
+	}
+	rows, err := r.db.QueryContext(ctx, `SELECT s.source_bucket_id, sum(s.amount_base_units)::bigint
+		FROM safe_payments p JOIN treasury_sweeps s ON s.tenant_id = p.tenant_id AND s.payment_id = p.id
+		WHERE p.tenant_id = ? AND p.source_wallet_id IN (?) AND p.status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')
+			AND s.account_id = ?
+		GROUP BY s.source_bucket_id`, tenantID, bun.In(walletIDs), accountID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var bucket string
+		var amount int64
+		if err := rows.Scan(&bucket, &amount); err != nil {
+			return nil, err
+		}
+		out[bucket] = amount
+	}
+	return out, rows.Err()
+}
+
 func (r treasuryRepo) LatestRuleSweep(ctx context.Context, tenantID, ruleID string) (treasury.Sweep, bool, error) {
 	s, err := oneRow[treasury.Sweep, treasurySweepModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND rule_id = ?", tenantID, ruleID).
 		OrderExpr("id DESC").Limit(1), sql.ErrNoRows)

@@ -89,7 +89,10 @@ func (s *Service) runRule(ctx context.Context, r treasury.Rule) (outcome, error)
 	if pending {
 		return outcomeSkipped, s.closeWindow(ctx, r.TenantID, r.ID, now, SkipPreviousPending)
 	}
-	d := s.evaluate(ctx, r, a)
+	d, err := s.evaluate(ctx, r, a)
+	if err != nil {
+		return outcomeNotDue, err
+	}
 	switch {
 	case d.Skip != "":
 		s.log.Info("treasury: rule window skipped", "ruleId", r.ID, "reason", d.Skip)
@@ -143,9 +146,32 @@ func notProposable(err error) string {
 	return SkipNotProposable
 }
 
-// evaluate reads the account's balances and decides the rule's window.
-func (s *Service) evaluate(ctx context.Context, r treasury.Rule, a treasury.Account) treasury.Decision {
-	return treasury.Decide(r, a, s.readBalances(ctx, a))
+// evaluate reads the account's balances and decides the rule's window. A bucket's balance is
+// read less what the account's sweeps still on their way take out of it (another rule's, a
+// manual one's), so two rules on one source never propose together more than it holds: the
+// later proposal would only fail on chain. A sweep whose transaction is mined and not yet
+// recorded COMPLETED is counted twice for that moment, which only makes the window propose less.
+func (s *Service) evaluate(ctx context.Context, r treasury.Rule, a treasury.Account) (treasury.Decision, error) {
+	readings := s.readBalances(ctx, a)
+	wallets := make([]string, len(a.Buckets))
+	for i, b := range a.Buckets {
+		wallets[i] = b.WalletID
+	}
+	var pending map[string]int64
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
+		var err error
+		pending, err = tx.Treasury().PendingSweepOutflows(ctx, a.TenantID, a.ID, wallets)
+		return err
+	})
+	if err != nil {
+		return treasury.Decision{}, err
+	}
+	for i, b := range a.Buckets {
+		if readings[i].Readable {
+			readings[i].Balance = max(readings[i].Balance-pending[b.ID], 0)
+		}
+	}
+	return treasury.Decide(r, a, readings), nil
 }
 
 func (s *Service) accountOf(ctx context.Context, r treasury.Rule) (treasury.Account, error) {

@@ -162,13 +162,13 @@ func TestTreasury_UnreadableBucket(t *testing.T) {
 
 	// REBALANCE_TO_TARGET needs every bucket: skipped too.
 	rebalance := treasury.Rule{Type: treasury.RuleRebalanceToTarget}
-	if d := s.evaluate(ctx, rebalance, a); d.Skip != treasury.SkipUnreadable {
+	if d, err := s.evaluate(ctx, rebalance, a); err != nil || d.Skip != treasury.SkipUnreadable {
 		t.Errorf("rebalance with an unreadable bucket: %+v", d)
 	}
 	// A rule between readable buckets still decides.
 	readable := rule
 	readable.SourceBucketID, readable.DestBucketID = a.Buckets[0].ID, a.Buckets[1].ID
-	if d := s.evaluate(ctx, readable, a); d.Skip != "" || d.Amount != 60_000000 {
+	if d, err := s.evaluate(ctx, readable, a); err != nil || d.Skip != "" || d.Amount != 60_000000 {
 		t.Errorf("rule between readable buckets: %+v", d)
 	}
 }

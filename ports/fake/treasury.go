@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"time"
 
@@ -188,6 +189,17 @@ func (r treasuryRepo) LatestRuleSweep(_ context.Context, tenantID, ruleID string
 		return treasury.Sweep{}, false, nil
 	}
 	return rows[0], true, nil
+}
+
+func (r treasuryRepo) PendingSweepOutflows(_ context.Context, tenantID, accountID string, walletIDs []string) (map[string]int64, error) {
+	out := map[string]int64{}
+	for _, sw := range r.t().sweeps.filter(func(sw treasury.Sweep) bool { return sw.TenantID == tenantID && sw.AccountID == accountID }, false) {
+		pay, ok := r.s.state.payments.rows[sw.PaymentID]
+		if ok && slices.Contains(walletIDs, pay.SourceWalletID) && treasury.PaymentPending(string(pay.Status)) {
+			out[sw.SourceBucketID] += sw.AmountBaseUnits
+		}
+	}
+	return out, nil
 }
 
 func (r treasuryRepo) FindSweepByPayment(_ context.Context, tenantID, paymentID string) (treasury.Sweep, bool, error) {

@@ -169,6 +169,20 @@ func treasurySweeps(t *testing.T, s ports.Store) {
 		if _, ok, _ := tx.Treasury().FindSweepByPayment(ctx, tn.ID, core.NewID(core.PrefixPayment)); ok {
 			t.Error("FindSweepByPayment found an unknown payment's sweep")
 		}
-		return firstErr(err, err2, err3)
+		wallets := []string{a.Buckets[0].WalletID, a.Buckets[1].WalletID}
+		pending, err4 := tx.Treasury().PendingSweepOutflows(ctx, tn.ID, a.ID, wallets)
+		if len(pending) != 1 || pending[a.Buckets[0].ID] != 100 {
+			t.Errorf("PendingSweepOutflows = %v, want both live sweeps from the first bucket", pending)
+		}
+		if n, _ := tx.Treasury().PendingSweepOutflows(ctx, other.ID, a.ID, wallets); len(n) != 0 {
+			t.Errorf("another tenant sees pending outflows %v", n)
+		}
+		p1.Status = safepay.StatusCompleted
+		noErr(t, "UpdatePayment", tx.Payments().UpdatePayment(ctx, p1))
+		pending, err5 := tx.Treasury().PendingSweepOutflows(ctx, tn.ID, a.ID, wallets)
+		if pending[a.Buckets[0].ID] != 50 {
+			t.Errorf("PendingSweepOutflows after a payment completed = %v, want 50", pending)
+		}
+		return firstErr(err, err2, err3, err4, err5)
 	})
 }

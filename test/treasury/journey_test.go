@@ -1,7 +1,9 @@
 package treasury
 
 import (
+	"context"
 	"fmt"
+	"github.com/corridorhq/corridor/ports"
 	"sync"
 	"testing"
 
@@ -135,5 +137,48 @@ func TestTreasury_NoDoubleSweepUnderParallelRuns(t *testing.T) {
 	}
 	if s := list[0].(map[string]any); s["amountUsd"] != "7.5" || s["ruleId"] != rule["ruleId"] {
 		t.Fatalf("top-up sweep: %v", s)
+	}
+}
+
+// TestTreasury_RulesOnOneSourceDoNotOvercommit: two SWEEP_EXCESS rules draining one bucket of
+// 20 USDC into two others fire in one window. The first proposes the whole excess; the second
+// reads the bucket less that sweep still on its way and proposes nothing, where it proposed the
+// same 20 again and that payment could only fail on chain.
+func TestTreasury_RulesOnOneSourceDoNotOvercommit(t *testing.T) {
+	ten := env().NewTenant(t)
+	account := createAccount(t, ten.Root, []owner{harness.NewOwner(t)}, 1,
+		bucket("a", "OPERATING", 4000), bucket("b", "RESERVE", 3000), bucket("c", "YIELD", 3000))
+	id := account["accountId"].(string)
+	fund(t, ten.Root, bucketAt(account, 0), "20")
+	var rules []string
+	for _, dest := range []int{1, 2} {
+		rules = append(rules, ten.Root.Post("/v1/treasury/accounts/"+id+"/rules", map[string]any{"type": "SWEEP_EXCESS",
+			"sourceBucketId": bucketAt(account, 0)["bucketId"], "destBucketId": bucketAt(account, dest)["bucketId"],
+			"thresholdUsd": "0"}).Expect(t, 201).JSON(t)["ruleId"].(string))
+	}
+	ten.Root.Post("/v1/sandbox/treasury/accounts/"+id+"/advance", map[string]any{"days": 1}).Expect(t, 200)
+	// The runner's job evaluates both windows; a quiet one shows only in the rule's row.
+	harness.Eventually(t, "both rules' windows evaluated", func() bool {
+		evaluated := 0
+		err := env().Service.Store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+			for _, ruleID := range rules {
+				r, err := tx.Treasury().LockRule(ctx, ten.ID, ruleID)
+				if err != nil {
+					return err
+				}
+				if r.LastEvaluatedAt != nil {
+					evaluated++
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return evaluated == len(rules)
+	})
+	list := sweeps(t, ten.Root, id)
+	if len(list) != 1 || list[0].(map[string]any)["amountUsd"] != "20" {
+		t.Fatalf("sweeps from one 20 USDC bucket: %v, want one of 20", list)
 	}
 }
