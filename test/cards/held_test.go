@@ -99,34 +99,7 @@ func TestCards_SafePaymentCannotSpendHeldUSDC(t *testing.T) {
 func TestCards_ExplicitExecuteOfHeldUSDCIsRefused(t *testing.T) {
 	t.Parallel()
 	ten, w := fourOfFiveHeld(t)
-	payee, err := crypto.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	proposed := ten.Root.Post("/v1/payments", map[string]any{"sourceWalletId": w.ID,
-		"destination": map[string]any{"type": "address", "address": crypto.PubkeyToAddress(payee.PublicKey).Hex(), "chainId": 84532},
-		"amount":      map[string]any{"value": "2"}}).Expect(t, 201).JSON(t)
-	id := proposed["id"].(string)
-
-	svc, err := safepayments.New(safepayments.Deps{Store: env().Service.Store, Jobs: &recordedJobs{},
-		Chains:     map[core.Environment]ports.Chain{core.EnvTest: env().Chain},
-		PolicyGate: env().Service.Policy, AgentGate: env().Service.Agents, ApprovalGate: env().Service.TwoFactor})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	p := auth.Principal{Kind: auth.KindAPIKey, TenantID: ten.ID, Environment: core.EnvTest, Scopes: []auth.Scope{auth.ScopeRoot}}
-	sig, err := safe.Sign(common.HexToHash(proposed["safeTxHash"].(string)), w.Owner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	read, err := svc.ReadSignature(ctx, p, id, sig.Hex())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if signed, err := svc.Sign(ctx, p, read); err != nil || signed.Status != "READY_TO_EXECUTE" {
-		t.Fatalf("sign: %+v %v", signed, err)
-	}
+	_, id := signedWithRecordedJobs(t, ten, w, "2")
 
 	e := ten.Root.Post("/v1/payments/"+id+"/execute", nil).ExpectError(t, http.StatusUnprocessableEntity, "INSUFFICIENT_FUNDS")
 	if d, _ := e["details"].(map[string]any); d["available"] != "1" || d["held"] != "4" || d["requested"] != "2" {
@@ -189,4 +162,39 @@ func fourOfFiveHeld(t *testing.T) (*harness.Tenant, testWallet) {
 		t.Fatalf("authorize: %v", a)
 	}
 	return ten, w
+}
+
+// signedWithRecordedJobs proposes a payment of amount from w to a fresh address and signs it,
+// READY_TO_EXECUTE, through a Safe payments service whose jobs are recorded, not run: no
+// execution job moves it on, and the returned service runs its steps when the test says.
+func signedWithRecordedJobs(t *testing.T, ten *harness.Tenant, w testWallet, amount string) (*safepayments.Service, string) {
+	t.Helper()
+	payee, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	proposed := ten.Root.Post("/v1/payments", map[string]any{"sourceWalletId": w.ID,
+		"destination": map[string]any{"type": "address", "address": crypto.PubkeyToAddress(payee.PublicKey).Hex(), "chainId": 84532},
+		"amount":      map[string]any{"value": amount}}).Expect(t, 201).JSON(t)
+	id := proposed["id"].(string)
+	svc, err := safepayments.New(safepayments.Deps{Store: env().Service.Store, Jobs: &recordedJobs{},
+		Chains:     map[core.Environment]ports.Chain{core.EnvTest: env().Chain},
+		PolicyGate: env().Service.Policy, AgentGate: env().Service.Agents, ApprovalGate: env().Service.TwoFactor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	p := auth.Principal{Kind: auth.KindAPIKey, TenantID: ten.ID, Environment: core.EnvTest, Scopes: []auth.Scope{auth.ScopeRoot}}
+	sig, err := safe.Sign(common.HexToHash(proposed["safeTxHash"].(string)), w.Owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := svc.ReadSignature(ctx, p, id, sig.Hex())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if signed, err := svc.Sign(ctx, p, read); err != nil || signed.Status != "READY_TO_EXECUTE" {
+		t.Fatalf("sign: %+v %v", signed, err)
+	}
+	return svc, id
 }

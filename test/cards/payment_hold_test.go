@@ -6,13 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/crypto"
-
-	"github.com/corridorhq/corridor/app/safepayments"
 	"github.com/corridorhq/corridor/core"
-	"github.com/corridorhq/corridor/core/auth"
-	"github.com/corridorhq/corridor/core/safe"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -29,36 +23,10 @@ func TestCards_PaymentOnItsWayHoldsItsUSDC(t *testing.T) {
 	ten := env().NewTenant(t)
 	w := newWallet(t, ten.ID, true, 10)
 	cardID := issue(t, ten.Root, w, map[string]any{})["cardId"].(string)
-	payee, err := crypto.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	proposed := ten.Root.Post("/v1/payments", map[string]any{"sourceWalletId": w.ID,
-		"destination": map[string]any{"type": "address", "address": crypto.PubkeyToAddress(payee.PublicKey).Hex(), "chainId": 84532},
-		"amount":      map[string]any{"value": "8"}}).Expect(t, 201).JSON(t)
-	id := proposed["id"].(string)
-
 	// The payment is signed and executed through a service whose jobs are recorded, so its steps
 	// run here, one after the other, with the mirror held back.
-	svc, err := safepayments.New(safepayments.Deps{Store: env().Service.Store, Jobs: &recordedJobs{},
-		Chains:     map[core.Environment]ports.Chain{core.EnvTest: env().Chain},
-		PolicyGate: env().Service.Policy, AgentGate: env().Service.Agents, ApprovalGate: env().Service.TwoFactor})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, id := signedWithRecordedJobs(t, ten, w, "8")
 	ctx := context.Background()
-	p := auth.Principal{Kind: auth.KindAPIKey, TenantID: ten.ID, Environment: core.EnvTest, Scopes: []auth.Scope{auth.ScopeRoot}}
-	sig, err := safe.Sign(common.HexToHash(proposed["safeTxHash"].(string)), w.Owner)
-	if err != nil {
-		t.Fatal(err)
-	}
-	read, err := svc.ReadSignature(ctx, p, id, sig.Hex())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := svc.Sign(ctx, p, read); err != nil {
-		t.Fatal(err)
-	}
 
 	release := holdMirrorCursor(t)
 	for {
