@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"sort"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -277,7 +278,29 @@ func (k *Console) fail(c *fiber.Ctx, err error) error {
 	if req, ok := de.Details["required"].(string); ok {
 		msg = "Your role does not allow this: it needs the " + req + " scope. (" + string(de.Code) + ")"
 	} else {
-		msg = msg + " (" + string(de.Code) + ")"
+		msg = msg + fieldReasons(de) + " (" + string(de.Code) + ")"
 	}
 	return k.renderError(c, statusFor(de.Code), msg)
+}
+
+// fieldReasons is why each field of a VALIDATION_FAILED error is invalid, as the API's
+// details.fields says it ("; amount: must be greater than 0"), sorted by field: the message
+// alone ("invalid request: amount") names the field but not what is wrong with it.
+func fieldReasons(de *core.Error) string {
+	fields, ok := de.Details["fields"].(map[string]any)
+	if !ok || len(fields) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	for _, name := range names {
+		if reason, _ := fields[name].(string); reason != "" {
+			b.WriteString("; " + name + ": " + reason)
+		}
+	}
+	return b.String()
 }

@@ -412,3 +412,25 @@ func TestConsole_CheckoutsListed(t *testing.T) {
 		t.Fatalf("failed checkouts:\n%s", failed.Body)
 	}
 }
+
+// TestConsole_RefusalSaysWhy: a form the use case refuses for a field shows what is wrong with
+// it, as the API's details.fields says, not only which field ("invalid request: email").
+func TestConsole_RefusalSaysWhy(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	api := ten.Session.Post("/v1/tenants/members", map[string]any{"email": "not-an-email", "role": "MEMBER"}).ExpectError(t, 400, "VALIDATION_FAILED")
+	reason := api["details"].(map[string]any)["fields"].(map[string]any)["email"].(string)
+
+	v := env().ConsoleVisitor(t)
+	v.SignIn(ten.SessionToken)
+	v.Get("/console/members")
+	p := v.Post("/console/members", v.Form("/console/members", url.Values{"email": {"not-an-email"}, "role": {"MEMBER"}}), false)
+	if p.Status != http.StatusBadRequest || !strings.Contains(p.Body, "email: "+reason) || !strings.Contains(p.Body, "VALIDATION_FAILED") {
+		t.Fatalf("a bad email: %d, want 400 saying %q\n%s", p.Status, "email: "+reason, p.Body)
+	}
+	v.Get("/console/checkouts")
+	p = v.Post("/console/checkouts", v.Form("/console/checkouts", url.Values{"amount": {"1.234"}, "description": {"three decimals"}}), false)
+	if p.Status != http.StatusBadRequest || !strings.Contains(p.Body, "amount: ") {
+		t.Fatalf("an amount with three decimals: %d, want 400 saying why\n%s", p.Status, p.Body)
+	}
+}
