@@ -31,7 +31,7 @@ func mountConsole(srv *http.Server, svc *registry, cfg Config, protect ports.Cip
 	}
 	_, err = console.Mount(srv.Fiber(), console.Config{CookieKey: []byte(key), OperatorToken: cfg.OperatorToken,
 		SignIn: cfg.ConsoleSignIn, SignInIssuer: cfg.ConsoleSignInIssuer, SignInRedirectURL: cfg.consoleRedirectURL(),
-		SignInsPerMinute: cfg.ConsoleSignInsPerMinute, SharedLimits: limits, LocalOwner: localOwner}, console.Services{
+		SignInsPerMinute: cfg.ConsoleSignInsPerMinute, SharedLimits: limits, LocalOwner: localOwner, Exports: srv.AcquireExport}, console.Services{
 		Tenancy: svc.Tenancy, Finance: svc.Finance, Wallets: svc.Wallets, SafePay: svc.SafePay, Offramp: svc.Offramp, Claims: svc.Claims,
 		Agents: svc.Agents, Cards: svc.Cards, Webhooks: svc.Webhooks, Operations: svc.Operations, Checkout: svc.Checkout, Idempotency: svc.Idempotency,
 		RequestLogs: svc.RequestLogs,

@@ -75,6 +75,11 @@ func (k checkoutPages) refund(c *fiber.Ctx) error {
 // against spreadsheet formulas.
 func (k checkoutPages) export(c *fiber.Ctx) error {
 	q := ports.CheckoutQuery{Status: checkout.Status(strings.ToUpper(strings.TrimSpace(c.Query("status"))))}
+	release, err := k.exportSlot(c)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	defer release()
 	list, _, err := k.svc.Checkout.List(c.UserContext(), principal(c), q, ports.Page{Take: maxCheckoutExport})
 	if err != nil {
 		return k.fail(c, err)

@@ -87,6 +87,10 @@ type Config struct {
 	// provider): the sign-in page then offers one click instead of a token pasted from a
 	// terminal. Nil everywhere else, a LIVE deployment above all: there the route does not exist.
 	LocalOwner func() (token string, err error)
+	// Exports takes a slot of the service's bound on CSV exports in flight (the API's
+	// EXPORTS_PER_TENANT, EXPORTS_CONCURRENT) for a download, or refuses it (429 RATE_LIMITED);
+	// nil bounds nothing (tests of the console alone).
+	Exports func(c *fiber.Ctx, tenant string) (release func(), err error)
 }
 
 // Console is the mounted console.
@@ -97,6 +101,7 @@ type Console struct {
 	signInName     string
 	signInRedirect string
 	localOwner     func() (string, error)
+	exports        func(*fiber.Ctx, string) (func(), error)
 	seal           sealer
 	throttle       *signInThrottle
 	pages          map[string]*template.Template
@@ -115,7 +120,7 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 	k := &Console{svc: svc, operatorToken: cfg.OperatorToken, seal: sealer{key: cfg.CookieKey}, log: log, throttle: newSignInThrottle(cfg.SignInsPerMinute, cfg.SharedLimits, func(err error) {
 		log.Warn("console: the shared sign-in budget could not be read; counting in this process", "error", err.Error())
 	}),
-		signIn: cfg.SignIn, signInName: providerName(cfg.SignInIssuer), signInRedirect: cfg.SignInRedirectURL, localOwner: cfg.LocalOwner}
+		signIn: cfg.SignIn, signInName: providerName(cfg.SignInIssuer), signInRedirect: cfg.SignInRedirectURL, localOwner: cfg.LocalOwner, exports: cfg.Exports}
 	var err error
 	if k.pages, err = webconsole.Pages(funcs); err != nil {
 		return nil, err
@@ -258,6 +263,16 @@ func (k *Console) render(c *fiber.Ctx, status int, page, title, notice string, d
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
 	return c.Status(status).SendString(b.String())
+}
+
+// exportSlot takes a slot of the service's bound on CSV exports for the signed-in member's
+// tenant: a download reads and renders up to 10,000 rows in memory, as the API's exports do,
+// and counts against the same limits.
+func (k *Console) exportSlot(c *fiber.Ctx) (release func(), err error) {
+	if k.exports == nil {
+		return func() {}, nil
+	}
+	return k.exports(c, principal(c).TenantID)
 }
 
 // renderError answers an error page with status.

@@ -109,6 +109,11 @@ func (k financePages) entriesCSV(c *fiber.Ctx) error {
 		return k.renderError(c, fiber.StatusUnprocessableEntity, msg)
 	}
 	in.Export = true
+	release, err := k.exportSlot(c)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	defer release()
 	es, _, err := k.svc.Finance.LedgerEntries(c.UserContext(), principal(c), in, ports.Page{Take: finance.MaxExportTake})
 	if err != nil {
 		return k.fail(c, err)

@@ -40,6 +40,23 @@ func (l ExportLimits) withDefaults() ExportLimits {
 	return l
 }
 
+// exportSlots is the server's count of exports in flight; a server built without New (the
+// OpenAPI document's) gets a count of its own.
+func (s *Server) exportSlots() *exportSlots {
+	if s.exports == nil {
+		s.exports = newExportSlots(s.cfg.Exports)
+	}
+	return s.exports
+}
+
+// AcquireExport takes a slot for one of tenant's CSV exports out of the same bound as the
+// API's (EXPORTS_PER_TENANT, EXPORTS_CONCURRENT), for the console's downloads, which read
+// and render a page in memory as the API's do; past the bound it answers 429 RATE_LIMITED
+// with Retry-After before anything is read. The caller releases a slot it got.
+func (s *Server) AcquireExport(c *fiber.Ctx, tenant string) (release func(), err error) {
+	return s.exportSlots().acquire(c, tenant)
+}
+
 // exportSlots counts the CSV exports in flight, per tenant and in all.
 type exportSlots struct {
 	limits   ExportLimits

@@ -47,7 +47,7 @@ func (s *Server) newHandlers(d Deps) handlers {
 	}
 	return handlers{
 		tenancy:      &tenancyHandlers{svc: d.Tenancy},
-		finance:      &financeHandlers{svc: d.Finance, exports: newExportSlots(s.cfg.Exports)},
+		finance:      &financeHandlers{svc: d.Finance, exports: s.exportSlots()},
 		wallets:      &walletsHandlers{svc: d.Wallets, payments: walletPayments},
 		faucet:       &faucetHandlers{svc: d.Faucet},
 		safePayments: &safePaymentsHandlers{svc: d.SafePay},

@@ -260,6 +260,8 @@ type Server struct {
 	secondaryRoutes []secondaryRoute
 	// recorder takes each finished request of a tenant's credential for the request log.
 	recorder RequestRecorder
+	// exports counts the CSV exports in flight, the API's and the console's (AcquireExport).
+	exports *exportSlots
 }
 
 // New builds the server, each capability's handler type from deps, and registers every route.
@@ -286,7 +288,8 @@ func New(cfg Config, deps Deps, log *slog.Logger) (*Server, error) {
 	if cfg.RateLimit.PerSecond > 0 && cfg.RateLimit.Burst <= 0 {
 		cfg.RateLimit.Burst = max(int(cfg.RateLimit.PerSecond), 1)
 	}
-	s := &Server{cfg: cfg, authn: deps.Tenancy, idempotency: deps.Idempotency, log: log, metrics: m, recorder: deps.Recorder}
+	s := &Server{cfg: cfg, authn: deps.Tenancy, idempotency: deps.Idempotency, log: log, metrics: m, recorder: deps.Recorder,
+		exports: newExportSlots(cfg.Exports)}
 	s.limiter, s.claimLimiter, s.ephemeralKeyLimiter = newLimiters(cfg, log)
 	timeouts := cfg.Timeouts.withDefaults()
 	s.fiber = fiber.New(fiber.Config{
