@@ -1,6 +1,8 @@
 package console
 
 import (
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,6 +73,11 @@ type entriesData struct {
 	Page    *pager
 	Filter  entriesFilter
 	CSV     string
+	// Parts are the downloads of a window holding more transfers than one CSV does
+	// (finance.MaxExportTake): one per page of the export, as far as the API's skip reaches;
+	// Beyond is set when even those leave transfers out (the window must be narrowed).
+	Parts  []csvPart
+	Beyond bool
 	// Own are the caller's account ids (the first ports.MaxTake): only those link to a
 	// statement; platform and world accounts do not.
 	Own map[string]bool
@@ -94,19 +101,56 @@ func (k financePages) entries(c *fiber.Ctx) error {
 			own[a.Account.ID] = true
 		}
 	}
-	csv := Prefix + "/entries.csv"
-	if q := string(c.Context().QueryArgs().QueryString()); q != "" {
-		csv += "?" + q
+	data := entriesData{Entries: es, Page: pg, Filter: f, CSV: f.csvLink(0), Own: own}
+	if total > finance.MaxExportTake {
+		for skip := 0; skip < total && skip <= ports.MaxSkip; skip += finance.MaxExportTake {
+			data.Parts = append(data.Parts, csvPart{Href: f.csvLink(skip), First: skip + 1, Last: min(skip+finance.MaxExportTake, total)})
+		}
+		data.Beyond = data.Parts[len(data.Parts)-1].Last < total
 	}
-	return k.render(c, fiber.StatusOK, "entries", "Journal entries", "", entriesData{Entries: es, Page: pg, Filter: f, CSV: csv, Own: own})
+	return k.render(c, fiber.StatusOK, "entries", "Journal entries", "", data)
+}
+
+// csvPart is one download of a journal larger than one CSV: transfers First to Last.
+type csvPart struct {
+	Href        string
+	First, Last int
+}
+
+// csvLink is the journal's CSV download with the filter, from the skip-th transfer on; the
+// page's own skip and take are not the export's.
+func (f entriesFilter) csvLink(skip int) string {
+	q := url.Values{}
+	for name, v := range map[string]string{"accountId": f.AccountID, "from": f.From, "to": f.To} {
+		if v != "" {
+			q.Set(name, v)
+		}
+	}
+	if skip > 0 {
+		q.Set("skip", strconv.Itoa(skip))
+	}
+	if len(q) == 0 {
+		return Prefix + "/entries.csv"
+	}
+	return Prefix + "/entries.csv?" + q.Encode()
 }
 
 // entriesCSV is the API's export, byte for byte: the same use case and the same writer as
-// GET /v1/ledger/entries?format=csv with the same filters.
+// GET /v1/ledger/entries?format=csv with the same filters and skip, and the same
+// X-Total-Count (the transfers of the window), so a window larger than one CSV is never cut
+// short without a word.
 func (k financePages) entriesCSV(c *fiber.Ctx) error {
 	in, msg := filterOf(c).input()
 	if msg != "" {
 		return k.renderError(c, fiber.StatusUnprocessableEntity, msg)
+	}
+	skip := 0
+	if s := strings.TrimSpace(c.Query("skip")); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 || n > ports.MaxSkip {
+			return k.renderError(c, fiber.StatusUnprocessableEntity, "skip must be an integer from 0 to "+strconv.Itoa(ports.MaxSkip))
+		}
+		skip = n
 	}
 	in.Export = true
 	release, err := k.exportSlot(c)
@@ -114,7 +158,7 @@ func (k financePages) entriesCSV(c *fiber.Ctx) error {
 		return k.fail(c, err)
 	}
 	defer release()
-	es, _, err := k.svc.Finance.LedgerEntries(c.UserContext(), principal(c), in, ports.Page{Take: finance.MaxExportTake})
+	es, total, err := k.svc.Finance.LedgerEntries(c.UserContext(), principal(c), in, ports.Page{Skip: skip, Take: finance.MaxExportTake})
 	if err != nil {
 		return k.fail(c, err)
 	}
@@ -124,6 +168,7 @@ func (k financePages) entriesCSV(c *fiber.Ctx) error {
 	}
 	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="corridor-ledger-entries.csv"`)
+	c.Set("X-Total-Count", strconv.Itoa(total))
 	return c.Send(body)
 }
 

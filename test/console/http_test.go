@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/corridorhq/corridor/adapters/console"
@@ -432,5 +433,54 @@ func TestConsole_RefusalSaysWhy(t *testing.T) {
 	p = v.Post("/console/checkouts", v.Form("/console/checkouts", url.Values{"amount": {"1.234"}, "description": {"three decimals"}}), false)
 	if p.Status != http.StatusBadRequest || !strings.Contains(p.Body, "amount: ") {
 		t.Fatalf("an amount with three decimals: %d, want 400 saying why\n%s", p.Status, p.Body)
+	}
+}
+
+// TestConsole_JournalCSVLargerThanOneExport: one CSV holds at most 10,000 transfers. The
+// journal's download says how many the filters hold (X-Total-Count, as the API's), takes the
+// API's skip for the next part, and the journal page offers the parts when there are more than
+// one CSV holds, instead of a file that silently stops at 10,000.
+func TestConsole_JournalCSVLargerThanOneExport(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	const n = 10_001
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range next {
+				ten.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "0.01"}).Expect(t, 201)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+
+	v := env().ConsoleVisitor(t)
+	v.SignIn(ten.SessionToken)
+	for _, c := range []struct{ console, api string }{
+		{"/console/entries.csv", "/v1/ledger/entries?format=csv"},
+		{"/console/entries.csv?skip=10000", "/v1/ledger/entries?format=csv&skip=10000"},
+	} {
+		api := ten.Root.Get(c.api).Expect(t, 200)
+		p := v.Get(c.console)
+		if p.Status != 200 || p.Body != string(api.Body) || p.Header.Get("X-Total-Count") != strconv.Itoa(n) ||
+			p.Header.Get("X-Total-Count") != api.Header.Get("X-Total-Count") {
+			t.Fatalf("%s: %d, X-Total-Count %q (the API's %q), the API's body: %v", c.console, p.Status,
+				p.Header.Get("X-Total-Count"), api.Header.Get("X-Total-Count"), p.Body == string(api.Body))
+		}
+	}
+	if p := v.Get("/console/entries.csv?skip=-1"); p.Status != http.StatusUnprocessableEntity {
+		t.Fatalf("a negative skip: %d", p.Status)
+	}
+	page := v.Get("/console/entries?skip=25")
+	if !strings.Contains(page.Body, `id="csv-parts"`) || !strings.Contains(page.Body, `href="/console/entries.csv?skip=10000"`) ||
+		!strings.Contains(page.Body, `href="/console/entries.csv" id="download-csv"`) {
+		t.Fatalf("the journal page does not offer the parts of its CSV (or its download starts at the page's skip):\n%s", page.Body)
 	}
 }
