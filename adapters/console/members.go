@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/corridorhq/corridor/app/tenancy"
+	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/tenant"
 )
 
@@ -27,6 +28,9 @@ type membersData struct {
 	Page    *pager
 	Roles   []tenant.Role
 	Invited *flash
+	// Manage: the member's role holds members:manage, so the page renders the invite, role
+	// and revoke forms; without it the page only lists (the use cases refuse it all the same).
+	Manage bool
 }
 
 func (k memberPages) members(c *fiber.Ctx) error {
@@ -38,7 +42,8 @@ func (k memberPages) members(c *fiber.Ctx) error {
 	}
 	pg.Total = total
 	return k.render(c, fiber.StatusOK, "members", "Members", notice,
-		membersData{Members: list, Page: pg, Roles: []tenant.Role{tenant.RoleMember, tenant.RoleAdmin}, Invited: invited})
+		membersData{Members: list, Page: pg, Roles: []tenant.Role{tenant.RoleMember, tenant.RoleAdmin}, Invited: invited,
+			Manage: can(c, auth.ScopeMembersManage)})
 }
 
 // invite creates a pending member; the invite token is shown on the next page only, since only

@@ -119,3 +119,40 @@ func TestConsole_MembersFollowTheAPI(t *testing.T) {
 		t.Fatal("a bad email was invited")
 	}
 }
+
+// TestConsole_MembersFormsOnlyWithMembersManage: the members page renders its invite, role and
+// revoke forms only to a role holding members:manage (the OWNER), as every page renders an
+// action only when the role holds its scope; an ADMIN and a MEMBER read the list and are told
+// why there is nothing to do, and a forged invite stays refused.
+func TestConsole_MembersFormsOnlyWithMembersManage(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	owner := env().ConsoleVisitor(t)
+	owner.SignIn(ten.SessionToken)
+	if p := owner.Get("/console/members"); !strings.Contains(p.Body, `id="invite-member"`) {
+		t.Fatalf("the owner has no invite form:\n%s", p.Body)
+	}
+	for i, role := range []string{"ADMIN", "MEMBER"} {
+		email := strings.ToLower(role) + "-forms@example.com"
+		inv := ten.Session.Post("/v1/tenants/members", map[string]any{"email": email, "role": role}).Expect(t, 201).JSON(t)
+		_, token := env().NewUserWithEmail(t, email)
+		env().Client(t).WithSession(token).Post("/v1/tenants/members/accept", map[string]any{
+			"token": inv["inviteToken"], "signerAddress": "0x000000000000000000000000000000000000007" + string(rune('a'+i)),
+		}).Expect(t, 200)
+		v := env().ConsoleVisitor(t)
+		v.SignIn(token)
+		p := v.Get("/console/members")
+		if p.Status != http.StatusOK || !strings.Contains(p.Body, email) {
+			t.Fatalf("%s reads members: %d", role, p.Status)
+		}
+		if strings.Contains(p.Body, `action="/console/members`) || !strings.Contains(p.Body, `id="members-read-only"`) {
+			t.Fatalf("%s (no members:manage) is offered the members forms:\n%s", role, p.Body)
+		}
+		if p := v.Post("/console/members", url.Values{"email": {"forged@example.com"}, "role": {"MEMBER"}}, true); p.Status != http.StatusForbidden {
+			t.Fatalf("%s invites with a forged form: %d", role, p.Status)
+		}
+		if id, _ := memberStatus(t, ten, "forged@example.com"); id != "" {
+			t.Fatalf("%s invited a member", role)
+		}
+	}
+}
