@@ -40,6 +40,14 @@ const ok = await verifyWebhook(body, header, ["whsec_old", secret]);
 const wrong = await verifyWebhook(new TextEncoder().encode(body), header, "whsec_wrong");
 const late = await verifyWebhook(body, header, secret, { nowMs: Date.now() + 3_600_000 });
 console.log("webhook", ok, wrong, late);
+
+// As the README passes it: Node's req.headers["corridor-signature"], typed string | string[] |
+// undefined (IncomingHttpHeaders), compiles and verifies, a repeated header's list included.
+const nodeHeaders: Record<string, string | string[] | undefined> = { "corridor-signature": header, "x-repeated": [header] };
+const fromNode = await verifyWebhook(body, nodeHeaders["corridor-signature"], secret);
+const repeated = await verifyWebhook(body, nodeHeaders["x-repeated"], secret);
+const absent = await verifyWebhook(body, nodeHeaders["x-absent"], secret);
+console.log("node headers", fromNode, repeated, absent);
 `
 
 // TestTypeScriptSDK_PackedInstallsAndCalls: npm pack builds the JavaScript and declarations
@@ -82,7 +90,8 @@ func TestTypeScriptSDK_PackedInstallsAndCalls(t *testing.T) {
 	cmd.Env = append(os.Environ(), "CORRIDOR_URL="+env().BaseURL, "CORRIDOR_API_KEY="+tenant.RootKey,
 		"WEBHOOK_BODY="+body, "WEBHOOK_SECRET=whsec_partner", "WEBHOOK_HEADER="+webhook.Sign("whsec_partner", time.Now(), []byte(body)))
 	out, err := cmd.CombinedOutput()
-	if err != nil || !regexp.MustCompile(`keys 1 \S+ ACTIVE`).Match(out) || !strings.Contains(string(out), "webhook null signature timestamp") {
+	if err != nil || !regexp.MustCompile(`keys 1 \S+ ACTIVE`).Match(out) || !strings.Contains(string(out), "webhook null signature timestamp") ||
+		!strings.Contains(string(out), "node headers null null signature") {
 		t.Fatalf("the partner program: %v\n%s", err, out)
 	}
 }

@@ -29,7 +29,8 @@ function hexBytes(hex: string): Uint8Array<ArrayBuffer> | null {
 /**
  * verifyWebhook checks a webhook delivery: rawBody is the request body exactly as received
  * (a string or the bytes, before any JSON parsing), header its Corridor-Signature
- * ("t=<unix seconds>,v1=<hex HMAC-SHA256>"), and secrets the endpoint's signing secrets (the
+ * ("t=<unix seconds>,v1=<hex HMAC-SHA256>"; Node's req.headers["corridor-signature"] as it is,
+ * a repeated header's list read as its values joined by commas), and secrets the endpoint's signing secrets (the
  * whole whsec_… string; give the old and the new one while a rotation settles). It resolves to
  * null when one secret signed "<t>.<body>" and t is within the tolerance of now, else to why
  * not. Parse the body only after it, and deduplicate on the event's id: a delivery may come
@@ -37,13 +38,14 @@ function hexBytes(hex: string): Uint8Array<ArrayBuffer> | null {
  */
 export async function verifyWebhook(
   rawBody: string | Uint8Array,
-  header: string | null | undefined,
+  header: string | readonly string[] | null | undefined,
   secrets: string | string[],
   options: VerifyWebhookOptions = {},
 ): Promise<WebhookRefusal | null> {
   let t = "";
   const signatures: Uint8Array<ArrayBuffer>[] = [];
-  for (const part of (header ?? "").split(",")) {
+  const joined = typeof header === "string" ? header : (header ?? []).join(",");
+  for (const part of joined.split(",")) {
     const at = part.indexOf("=");
     if (at < 0) continue;
     const key = part.slice(0, at).trim();
