@@ -495,7 +495,9 @@ type checkoutCreateRequest struct {
 
 // isSecondaryPaymentBody reports whether a POST /v1/payments body is a checkout: a JSON
 // object naming currency, cryptocurrency or customer, or whose amount is a number (a Safe
-// payment's amount is an object {value, asset}).
+// payment's amount is an object {value, asset}). Any other amount (a string, null, an array)
+// leaves the body a Safe payment, whose decoder names amount: a Safe payment sent with
+// "amount": "1.5" is told its amount is an object, never to send a number (a checkout).
 func isSecondaryPaymentBody(body []byte) bool {
 	var fields map[string]json.RawMessage
 	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&fields); err != nil {
@@ -508,7 +510,7 @@ func isSecondaryPaymentBody(body []byte) bool {
 	}
 	if raw, ok := fields["amount"]; ok {
 		raw = bytes.TrimSpace(raw)
-		return len(raw) > 0 && raw[0] != '{'
+		return len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'))
 	}
 	return false
 }

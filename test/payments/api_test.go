@@ -124,6 +124,10 @@ func TestPayments_Validation(t *testing.T) {
 		{"beyond int64", body(func(b map[string]any) { b["amount"] = map[string]any{"value": "10000000000000"} }), "amount.value"},
 		{"amount missing", body(func(b map[string]any) { delete(b, "amount") }), "amount.value"},
 		{"amount as a number", body(func(b map[string]any) { b["amount"] = map[string]any{"value": 1.5} }), "amount.value"},
+		// A Safe payment's amount that is not an object (a decimal string, as other amounts are;
+		// null) is refused as the Safe payment's field: only a JSON number selects a checkout.
+		{"amount as a bare string", body(func(b map[string]any) { b["amount"] = "1.5" }), "amount"},
+		{"amount null", body(func(b map[string]any) { b["amount"] = nil }), "amount.value"},
 		{"other asset", body(func(b map[string]any) { b["amount"] = map[string]any{"value": "1", "asset": "eth"} }), "amount.asset"},
 		{"unknown destination type", body(func(b map[string]any) { dest(b)["type"] = "iban" }), "destination.type"},
 		{"destination missing", body(func(b map[string]any) { delete(b, "destination") }), "destination"},
