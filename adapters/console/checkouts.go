@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -74,7 +74,11 @@ func (k checkoutPages) refund(c *fiber.Ctx) error {
 // export writes the checkouts of the status filter as CSV, newest first, free text guarded
 // against spreadsheet formulas.
 func (k checkoutPages) export(c *fiber.Ctx) error {
-	q := ports.CheckoutQuery{Status: checkout.Status(strings.ToUpper(strings.TrimSpace(c.Query("status"))))}
+	status, err := checkoutStatus(c)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	q := ports.CheckoutQuery{Status: status}
 	release, err := k.exportSlot(c)
 	if err != nil {
 		return k.fail(c, err)
@@ -86,9 +90,10 @@ func (k checkoutPages) export(c *fiber.Ctx) error {
 	}
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
+	w.UseCRLF = true // as every CSV export writes it (RFC 4180)
 	_ = w.Write([]string{"id", "created_at", "status", "failure_reason", "amount_usd", "received_usdc", "refunded_usdc", "description", "customer_email", "deposit_address", "transaction_hash"})
 	for _, ch := range list {
-		_ = w.Write([]string{ch.ID, ch.CreatedAt.UTC().Format(time.RFC3339), string(ch.Status), ch.FailureReason,
+		_ = w.Write([]string{ch.ID, ch.CreatedAt.UTC().Format(httpapi.CSVTime), string(ch.Status), ch.FailureReason,
 			usd(ch.Amount), usd(ch.Received), usd(ch.Refunded), httpapi.CSVText(ch.Description), httpapi.CSVText(ch.CustomerEmail),
 			ch.DepositAddress, ch.TransactionHash})
 	}
@@ -99,4 +104,17 @@ func (k checkoutPages) export(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="corridor-checkouts.csv"`)
 	return c.Send(buf.Bytes())
+}
+
+// checkoutStatuses are the statuses ?status= filters the checkouts by, as GET /v1/checkouts.
+var checkoutStatuses = []checkout.Status{checkout.StatusCreated, checkout.StatusPending, checkout.StatusCompleted, checkout.StatusFailed}
+
+// checkoutStatus reads ?status= as GET /v1/checkouts does, in either case: empty for every
+// checkout, one of checkoutStatuses, or VALIDATION_FAILED rather than an empty list.
+func checkoutStatus(c *fiber.Ctx) (checkout.Status, error) {
+	status := checkout.Status(strings.ToUpper(strings.TrimSpace(c.Query("status"))))
+	if status == "" || slices.Contains(checkoutStatuses, status) {
+		return status, nil
+	}
+	return "", core.Invalid("status", "must be one of created, pending, completed, failed")
 }

@@ -87,12 +87,16 @@ type checkoutsData struct {
 // checkouts lists the hosted checkouts, newest first; ?status= filters (as GET /v1/checkouts).
 func (k moneyPages) checkouts(c *fiber.Ctx) error {
 	page, pg := pageOf(c)
-	status := strings.ToUpper(strings.TrimSpace(c.Query("status")))
-	statuses := []string{string(checkout.StatusCreated), string(checkout.StatusPending), string(checkout.StatusCompleted), string(checkout.StatusFailed)}
-	if !slices.Contains(statuses, status) {
-		status = ""
+	filter, err := checkoutStatus(c)
+	if err != nil {
+		return k.fail(c, err)
 	}
-	cs, total, err := k.svc.Checkout.List(c.UserContext(), principal(c), ports.CheckoutQuery{Status: checkout.Status(status)}, page)
+	status := string(filter)
+	statuses := make([]string, len(checkoutStatuses))
+	for i, s := range checkoutStatuses {
+		statuses[i] = string(s)
+	}
+	cs, total, err := k.svc.Checkout.List(c.UserContext(), principal(c), ports.CheckoutQuery{Status: filter}, page)
 	if err != nil {
 		return k.fail(c, err)
 	}

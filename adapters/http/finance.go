@@ -396,8 +396,9 @@ var EntriesCSVColumns = []string{
 	"accountId", "accountReference", "accountKind", "amount", "amountBaseUnits", "metadata",
 }
 
-// csvTime is the export's fixed-width timestamp: UTC, microseconds, always six digits.
-const csvTime = "2006-01-02T15:04:05.000000Z"
+// CSVTime is how every CSV export writes an instant (the API's and the console's): UTC,
+// microseconds, always six digits.
+const CSVTime = "2006-01-02T15:04:05.000000Z"
 
 // entriesCSV renders journal entries as RFC 4180 CSV (CRLF line ends). The output depends
 // only on the recorded (immutable) transfers, so exporting a closed period twice gives the
@@ -417,7 +418,7 @@ func entriesCSV(entries []finance.JournalEntryView) ([]byte, error) {
 		}
 		for _, l := range e.Lines {
 			err := w.Write([]string{
-				strconv.FormatInt(e.Sequence, 10), t.ID, t.CreatedAt.UTC().Format(csvTime), csvText(t.Reference),
+				strconv.FormatInt(e.Sequence, 10), t.ID, t.CreatedAt.UTC().Format(CSVTime), csvText(t.Reference),
 				string(t.Type), t.TargetID(), t.Asset, l.AccountID, csvText(l.Reference), l.Kind,
 				core.FormatUSD(l.Amount), strconv.FormatInt(l.Amount, 10), csvText(string(metadata)),
 			})

@@ -84,7 +84,7 @@ func accountsCSV(c *fiber.Ctx, v accountsPage) error {
 	rows := make([][]string, len(v.accounts))
 	for i, ab := range v.accounts {
 		a := ab.Account
-		row := []string{a.ID, a.Asset, a.Kind, csvText(a.Reference), a.CreatedAt.UTC().Format(csvTime), csvTimeOf(v.asOf)}
+		row := []string{a.ID, a.Asset, a.Kind, csvText(a.Reference), a.CreatedAt.UTC().Format(CSVTime), csvTimeOf(v.asOf)}
 		rows[i] = append(row, balanceCells(ab.Balance)...)
 	}
 	return sendCSV(c, "corridor-ledger-accounts.csv", AccountsCSVColumns, rows, v.total)
@@ -103,7 +103,7 @@ func statementCSV(c *fiber.Ctx, v finance.StatementView) error {
 	rows := [][]string{append(append([]string{"OPENING"}, blank...), balanceCells(st.Opening)...)}
 	for _, l := range st.Lines {
 		t := l.Transfer
-		row := []string{"TRANSFER", strconv.FormatInt(l.Sequence, 10), t.ID, t.CreatedAt.UTC().Format(csvTime), csvText(t.Reference),
+		row := []string{"TRANSFER", strconv.FormatInt(l.Sequence, 10), t.ID, t.CreatedAt.UTC().Format(CSVTime), csvText(t.Reference),
 			string(t.Type), string(l.State.Status)}
 		row = append(row, amountCells(l.Amount)...)
 		rows = append(rows, append(row, balanceCells(l.After)...))
@@ -136,7 +136,7 @@ var BalanceTransactionsCSVColumns = []string{
 func balanceTransactionsCSV(c *fiber.Ctx, v balanceTransactionsPage) error {
 	rows := make([][]string, len(v.items))
 	for i, bt := range v.items {
-		row := []string{bt.TransferID, bt.CreatedAt.UTC().Format(csvTime), bt.ObjectType, csvText(bt.ObjectID), csvText(bt.Description),
+		row := []string{bt.TransferID, bt.CreatedAt.UTC().Format(CSVTime), bt.ObjectType, csvText(bt.ObjectID), csvText(bt.Description),
 			bt.Asset, bt.AccountID, bt.AccountKind}
 		row = append(append(append(row, amountCells(bt.Gross)...), amountCells(bt.Fee)...), amountCells(bt.Net)...)
 		rows[i] = append(row, string(bt.Type), csvText(bt.Reference))
@@ -157,5 +157,5 @@ func csvTimeOf(t *time.Time) string {
 	if t == nil {
 		return ""
 	}
-	return t.UTC().Format(csvTime)
+	return t.UTC().Format(CSVTime)
 }

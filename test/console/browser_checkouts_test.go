@@ -2,6 +2,7 @@ package console
 
 import (
 	"encoding/csv"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -84,6 +85,19 @@ func TestConsole_CheckoutsCSV(t *testing.T) {
 	}
 	if p := v.Get("/console/checkouts.csv?status=COMPLETED"); strings.Contains(p.Body, mine) {
 		t.Fatalf("the completed filter lists a created checkout: %s", p.Body)
+	}
+	// Written as the ledger's exports are: CRLF line ends, instants in fixed-width microseconds.
+	p := v.Get("/console/checkouts.csv")
+	rows, _ := csv.NewReader(strings.NewReader(p.Body)).ReadAll()
+	if !strings.HasSuffix(strings.SplitN(p.Body, "\n", 2)[0], "\r") || len(rows) != 2 ||
+		!regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$`).MatchString(rows[1][1]) {
+		t.Fatalf("the export's line ends or instants: %q", p.Body)
+	}
+	// A status the API does not know is refused, on the page and the export, not an empty list.
+	for _, path := range []string{"/console/checkouts?status=bogus", "/console/checkouts.csv?status=bogus"} {
+		if p := v.Get(path); p.Status != 422 && p.Status != 400 || !strings.Contains(p.Body, "must be one of created, pending, completed, failed") {
+			t.Fatalf("%s: %d\n%s", path, p.Status, p.Body)
+		}
 	}
 }
 
