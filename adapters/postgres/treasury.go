@@ -340,7 +340,7 @@ func (r treasuryRepo) PendingSweepOutflows(ctx context.Context, tenantID, accoun
 		FROM safe_payments p JOIN treasury_sweeps s ON s.tenant_id = p.tenant_id AND s.payment_id = p.id
 		WHERE p.tenant_id = ? AND p.source_wallet_id IN (?) AND p.status NOT IN ('COMPLETED', 'FAILED', 'CANCELLED')
 			AND s.account_id = ?
-		GROUP BY s.source_bucket_id`, tenantID, bun.In(walletIDs), accountID)
+		GROUP BY s.source_bucket_id`, tenantID, bun.List(walletIDs), accountID)
 	if err != nil {
 		return nil, err
 	}
