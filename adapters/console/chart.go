@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"strconv"
 	"strings"
 
 	"github.com/corridorhq/corridor/app/finance"
@@ -100,12 +101,12 @@ func volumeChart(v finance.VolumeView) template.HTML {
 		x := chartLeft + slot*float64(i) + (slot-bar)/2
 		day := d.Day.Format("2006-01-02")
 		if d.In > 0 {
-			fmt.Fprintf(&b, `<rect class="chart-in" x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>%s in %s (%d transfers)</title></rect>`,
-				x, mid-h(d.In), bar, h(d.In), day, html.EscapeString(usd(d.In)), d.InTransfers)
+			fmt.Fprintf(&b, `<rect class="chart-in" x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>%s in %s (%s)</title></rect>`,
+				x, mid-h(d.In), bar, h(d.In), day, html.EscapeString(usd(d.In)), transfers(d.InTransfers))
 		}
 		if d.Out > 0 {
-			fmt.Fprintf(&b, `<rect class="chart-out" x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>%s out %s (%d transfers)</title></rect>`,
-				x, mid, bar, h(d.Out), day, html.EscapeString(usd(d.Out)), d.OutTransfers)
+			fmt.Fprintf(&b, `<rect class="chart-out" x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>%s out %s (%s)</title></rect>`,
+				x, mid, bar, h(d.Out), day, html.EscapeString(usd(d.Out)), transfers(d.OutTransfers))
 		}
 	}
 	fmt.Fprintf(&b, `<line class="chart-zero" x1="%.0f" x2="%.0f" y1="%.1f" y2="%.1f"/>`, chartLeft, chartLeft+chartPlotW, mid, mid)
@@ -115,4 +116,12 @@ func volumeChart(v finance.VolumeView) template.HTML {
 	fmt.Fprintf(&b, `<text class="chart-label" x="%.0f" y="%.0f" text-anchor="end">%s</text>`, chartLeft+chartPlotW, chartH-8, v.Days[len(v.Days)-1].Day.Format("2006-01-02"))
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()) //nolint:gosec // numbers, dates and formatted amounts only, escaped
+}
+
+// transfers counts transfers in words: "1 transfer", "3 transfers".
+func transfers(n int) string {
+	if n == 1 {
+		return "1 transfer"
+	}
+	return strconv.Itoa(n) + " transfers"
 }

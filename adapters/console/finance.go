@@ -221,6 +221,13 @@ func (k financePages) account(c *fiber.Ctx) error {
 	if err != nil {
 		return k.fail(c, err)
 	}
+	if last := lastPageSkip(st.Statement.Total, page.Take); c.Query("skip") == "" && last > 0 {
+		// No page asked for: the newest lines, where a finance team looks first.
+		page.Skip, pg.Skip = last, last
+		if st, err = k.svc.Finance.LedgerStatement(c.UserContext(), principal(c), id, nil, nil, page); err != nil {
+			return k.fail(c, err)
+		}
+	}
 	pg.Total = st.Statement.Total
 	chart := st
 	if st.Statement.Total > len(st.Statement.Lines) || page.Skip > 0 {
@@ -230,4 +237,13 @@ func (k financePages) account(c *fiber.Ctx) error {
 		}
 	}
 	return k.render(c, fiber.StatusOK, "account", "Account "+st.Account.Account.Reference, "", accountData{Statement: st, Chart: balanceChart(chart.Statement), Page: pg})
+}
+
+// lastPageSkip is the skip of a list's last page of take lines (0 for one page or none), within
+// the skip every list allows.
+func lastPageSkip(total, take int) int {
+	if total <= take || take <= 0 {
+		return 0
+	}
+	return min((total-1)/take*take, ports.MaxSkip)
 }

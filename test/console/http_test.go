@@ -484,3 +484,24 @@ func TestConsole_JournalCSVLargerThanOneExport(t *testing.T) {
 		t.Fatalf("the journal page does not offer the parts of its CSV (or its download starts at the page's skip):\n%s", page.Body)
 	}
 }
+
+// TestConsole_AccountOpensOnItsNewestLines: an account with more lines than a page opens on its
+// newest page, where a finance team looks first; ?skip=0 still shows the oldest.
+func TestConsole_AccountOpensOnItsNewestLines(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	var deposits []string
+	for range 27 {
+		deposits = append(deposits, ten.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "1"}).Expect(t, 201).JSON(t)["id"].(string))
+	}
+	account := ten.Root.Get("/v1/balances").Expect(t, 200).JSON(t)["balances"].([]any)[0].(map[string]any)["accountId"].(string)
+	v := env().ConsoleVisitor(t)
+	v.SignIn(ten.SessionToken)
+	first, last := "sandbox_deposit:"+deposits[0]+"<", "sandbox_deposit:"+deposits[len(deposits)-1]+"<"
+	if p := v.Get("/console/accounts/" + account); p.Status != 200 || !strings.Contains(p.Body, last) || strings.Contains(p.Body, first) {
+		t.Fatalf("the account's first page: %d, newest line shown %v, oldest shown %v", p.Status, strings.Contains(p.Body, last), strings.Contains(p.Body, first))
+	}
+	if p := v.Get("/console/accounts/" + account + "?skip=0"); !strings.Contains(p.Body, first) || strings.Contains(p.Body, last) {
+		t.Fatal("?skip=0 does not show the oldest lines")
+	}
+}
