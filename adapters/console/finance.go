@@ -78,7 +78,7 @@ type entriesData struct {
 	// Beyond is set when even those leave transfers out (the window must be narrowed).
 	Parts  []csvPart
 	Beyond bool
-	// Own are the caller's account ids (the first ports.MaxTake): only those link to a
+	// Own are the caller's account ids among the page's lines: only those link to a
 	// statement; platform and world accounts do not.
 	Own map[string]bool
 }
@@ -96,9 +96,11 @@ func (k financePages) entries(c *fiber.Ctx) error {
 	}
 	pg.Total = total
 	own := map[string]bool{}
-	if accounts, _, err := k.svc.Finance.LedgerAccounts(c.UserContext(), principal(c), ports.Page{Take: ports.MaxTake}, nil); err == nil {
-		for _, a := range accounts {
-			own[a.Account.ID] = true
+	for _, e := range es {
+		for _, l := range e.Lines {
+			if l.Own {
+				own[l.AccountID] = true
+			}
 		}
 	}
 	data := entriesData{Entries: es, Page: pg, Filter: f, CSV: f.csvLink(0), Own: own}

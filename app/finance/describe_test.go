@@ -66,3 +66,18 @@ func TestClampPage_Export(t *testing.T) {
 		t.Fatalf("JSON page of 5000: %+v", got)
 	}
 }
+
+// TestJournalEntryView_Own: a journal line is the caller's own account only when the account is
+// its tenant's: a platform share and another tenant's account (redacted) are not, whatever
+// number of accounts the caller has.
+func TestJournalEntryView_Own(t *testing.T) {
+	mine := ledger.Account{ID: "acc_mine", TenantID: "ten_1", Kind: "tenant_available", Reference: "tenant:ten_1:available"}
+	share := ledger.Account{ID: "acc_share", Kind: "platform_fees", Reference: "platform:fees@ten_1"}
+	theirs := ledger.Account{ID: "acc_theirs", TenantID: "ten_2", Kind: "tenant_available", Reference: "tenant:ten_2:available"}
+	v := journalEntryView("ten_1", ports.JournalEntry{Transfer: ledger.Transfer{ID: "trf_1",
+		Postings: []ledger.Posting{{AccountID: "acc_mine", Amount: -3}, {AccountID: "acc_share", Amount: 1}, {AccountID: "acc_theirs", Amount: 2}}},
+		Accounts: map[string]ledger.Account{"acc_mine": mine, "acc_share": share, "acc_theirs": theirs}})
+	if !v.Lines[0].Own || v.Lines[1].Own || v.Lines[2].Own || v.Lines[2].AccountID != "" {
+		t.Fatalf("lines %+v", v.Lines)
+	}
+}

@@ -124,6 +124,9 @@ type JournalLine struct {
 	Reference string
 	Kind      string
 	Amount    int64
+	// Own is set for the caller's own accounts (a statement of theirs opens), not for a
+	// platform, world or counterparty account.
+	Own bool
 }
 
 // JournalEntryView is one transfer of the caller's journal.
@@ -171,7 +174,8 @@ func journalEntryView(tenantID string, e ports.JournalEntry) JournalEntryView {
 	v := JournalEntryView{Sequence: e.Sequence, Transfer: e.Transfer, State: e.State, Lines: make([]JournalLine, len(e.Transfer.Postings))}
 	for i, posting := range e.Transfer.Postings {
 		acct := e.Accounts[posting.AccountID]
-		line := JournalLine{AccountID: acct.ID, Reference: acct.BaseReference(), Kind: acct.Kind, Amount: posting.Amount}
+		line := JournalLine{AccountID: acct.ID, Reference: acct.BaseReference(), Kind: acct.Kind, Amount: posting.Amount,
+			Own: acct.TenantID != "" && acct.TenantID == tenantID}
 		if acct.TenantID != "" && acct.TenantID != tenantID {
 			line.AccountID, line.Reference = "", CounterpartyReference
 		}
